@@ -1,0 +1,104 @@
+"""The ``adaexplore`` command line. Subcommands: judge."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .devices import DeviceError, resolve_devices
+from .judge.pool import JudgeConfig, JudgePool
+from .judge.verdict import Verdict
+from .task import TaskError, TaskSpec
+
+
+def format_verdict(verdict: Verdict) -> str:
+    """A verdict for people: the answer first, then checks, timing and environment."""
+    mark = {"valid": "VALID", "invalid": "INVALID", "error": "ERROR"}[verdict.verdict]
+    lines = [f"{mark}: {verdict.reason}"]
+    for check in verdict.checks:
+        lines.append(f"  [{'ok' if check.passed else 'FAIL'}] {check.name}: {check.detail}".rstrip(": "))
+    if verdict.checkpoint_compatible is not None:
+        lines.append(f"  checkpoint-compatible: {'yes' if verdict.checkpoint_compatible else 'no'}")
+    t = verdict.timing
+    if t is not None:
+        lines.append(f"  candidate {t.candidate_ms:.4f} ms (IQR {t.candidate_iqr_ms:.4f}) over {t.iterations} "
+                     f"iterations, {t.input_sets} input sets")
+        lines.append(f"  eager     {t.eager_ms:.4f} ms (IQR {t.eager_iqr_ms:.4f})  -> {t.speedup_vs_eager:.2f}x")
+        if t.compile_ms is not None and t.speedup_vs_compile is not None:
+            lines.append(f"  compile   {t.compile_ms:.4f} ms (IQR {t.compile_iqr_ms:.4f})  -> "
+                         f"{t.speedup_vs_compile:.2f}x")
+        else:
+            lines.append(f"  compile   not measured ({t.compile_note})")
+    elif verdict.timing_note:
+        lines.append(f"  timing: {verdict.timing_note}")
+    env = verdict.env
+    if env:
+        where = env.get("gpu") or ("CPU, Triton interpreter" if env.get("triton_interpreter") else "CPU")
+        lines.append(f"  on {where}; torch {env.get('torch')}, triton {env.get('triton')}, "
+                     f"CUDA {env.get('cuda') or '-'}; {verdict.trials} trial(s) in {verdict.seconds:.1f} s")
+    if verdict.log_tail and verdict.verdict != "valid":
+        lines.append("  worker log (last lines):")
+        lines.extend("    " + line for line in verdict.log_tail.strip().splitlines()[-15:])
+    return "\n".join(lines)
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    try:
+        task = TaskSpec.parse(args.reference)
+        candidate_path = Path(args.candidate)
+        if not candidate_path.is_file():
+            raise TaskError(f"candidate file not found: {args.candidate}")
+        source = candidate_path.read_text(encoding="utf-8")
+        devices = resolve_devices(args.device)
+    except (TaskError, DeviceError, OSError, UnicodeDecodeError) as e:
+        print(f"adaexplore judge: {e}", file=sys.stderr)
+        return 2
+    config = JudgeConfig(devices=devices[:1], timeout_s=args.timeout, trials=args.trials,
+                         memory_limit_mb=args.memory_mb)
+    with JudgePool(config) as pool:
+        verdict = pool.judge(task, source, name=candidate_path.name)
+    print(verdict.to_json() if args.json else format_verdict(verdict))
+    return 0 if verdict.ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="adaexplore", description="Validated Triton replacements for PyTorch "
+                                                                     "modules.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    judge = sub.add_parser("judge", help="judge one candidate against a reference",
+                           description="Check that CANDIDATE's ModelNew computes the same function as REFERENCE "
+                                       "with its own Triton kernels, and time it on a GPU. Exit status 0 only "
+                                       "for a valid candidate.")
+    judge.add_argument("reference", help="reference file in KernelBench format, or FILE.py::ClassName")
+    judge.add_argument("candidate", help="candidate file defining ModelNew and at least one @triton.jit kernel")
+    judge.add_argument("--device", default="auto", help="auto (default), cpu, cuda or cuda:N")
+    judge.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    judge.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
+    judge.add_argument("--trials", type=_trial_count, default=5, help="correctness trials (at least 5)")
+    judge.add_argument("--memory-mb", type=int, default=8192, help="memory limit of the judge worker")
+    judge.set_defaults(func=_cmd_judge)
+    return parser
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def _trial_count(text: str) -> int:
+    value = int(text)
+    if value < 5:
+        raise argparse.ArgumentTypeError("at least 5 trials are required")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The judge: static guard, isolated workers, correctness trials and timing. See ``pool.JudgePool``."""

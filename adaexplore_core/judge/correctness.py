@@ -1,0 +1,171 @@
+"""Correctness: does the candidate compute the reference's function, with its own Triton kernels?
+
+Pure helpers over tensors (tolerances, output comparison, input snapshots, aliasing) and a launch
+counter that sees every Triton kernel launch in this process. The trial loop lives in ``worker.py``.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import torch
+
+from .verdict import Check
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` and, when the reference is not all zeros,
+    a relative L2 error ``||a - b|| / ||b|| <= rel_l2`` (this catches all-zero outputs that slip
+    under ``atol`` when the reference values are tiny, e.g. a softmax over many classes)."""
+
+    atol: float
+    rtol: float
+    rel_l2: float
+
+
+FP32_TOLERANCE = Tolerance(atol=1e-4, rtol=1e-4, rel_l2=1e-3)   # KernelBench's fp32 default, plus L2
+LOW_PRECISION_TOLERANCE = Tolerance(atol=1e-2, rtol=1e-2, rel_l2=5e-2)
+EXACT = Tolerance(atol=0.0, rtol=0.0, rel_l2=0.0)
+
+
+def tolerance_for(dtype: torch.dtype, override: Tolerance | None = None) -> Tolerance:
+    """The tolerance for outputs of ``dtype``: exact for integers and booleans."""
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return EXACT
+    if override is not None:
+        return override
+    if dtype in (torch.float16, torch.bfloat16) or dtype.itemsize == 1:
+        return LOW_PRECISION_TOLERANCE
+    return FP32_TOLERANCE
+
+
+def compare_outputs(ref: list[torch.Tensor], cand: list[torch.Tensor],
+                    override: Tolerance | None = None) -> Check | None:
+    """The first failing check between reference and candidate outputs, or None when they agree."""
+    if len(ref) != len(cand):
+        return Check("output_structure", False, f"expected {len(ref)} output(s), got {len(cand)}")
+    for i, (r, c) in enumerate(zip(ref, cand)):
+        label = f"output {i}" if len(ref) > 1 else "output"
+        if tuple(r.shape) != tuple(c.shape):
+            return Check("output_structure", False, f"{label}: shape {tuple(c.shape)}, expected {tuple(r.shape)}")
+        if r.dtype != c.dtype:
+            return Check("output_structure", False, f"{label}: dtype {c.dtype}, expected {r.dtype}")
+        if r.device.type != c.device.type:
+            return Check("output_structure", False, f"{label}: on {c.device}, expected {r.device}")
+        failure = _compare_values(r, c, tolerance_for(r.dtype, override), label)
+        if failure is not None:
+            return failure
+    return None
+
+
+def _compare_values(r: torch.Tensor, c: torch.Tensor, tol: Tolerance, label: str) -> Check | None:
+    if r.numel() == 0:
+        return None
+    if not (r.dtype.is_floating_point or r.dtype.is_complex):
+        if torch.equal(r, c):
+            return None
+        bad = int((r != c).sum())
+        return Check("values", False, f"{label}: {bad} of {r.numel()} integer elements differ")
+    r64, c64 = r.detach().double().cpu(), c.detach().double().cpu()
+    r_finite, c_finite = torch.isfinite(r64), torch.isfinite(c64)
+    # Non-finite values must match the reference exactly (same NaN positions, same infinities).
+    if not torch.equal(r_finite, c_finite):
+        extra = int((r_finite & ~c_finite).sum())
+        missing = int((~r_finite & c_finite).sum())
+        detail = f"{label}: {extra} NaN/Inf where the reference is finite" if extra else \
+            f"{label}: {missing} finite values where the reference has NaN/Inf"
+        return Check("finite", False, detail)
+    nonfinite = ~r_finite
+    if nonfinite.any() and not torch.equal(r64[nonfinite].nan_to_num(), c64[nonfinite].nan_to_num()):
+        return Check("finite", False, f"{label}: NaN/Inf values differ from the reference's")
+    r64, c64 = r64[r_finite], c64[r_finite]
+    diff = (r64 - c64).abs()
+    allowed = tol.atol + tol.rtol * r64.abs()
+    bad = diff > allowed
+    if bad.any():
+        worst = int(torch.argmax(diff - allowed))
+        return Check("values", False,
+                     f"{label}: {int(bad.sum())} of {r.numel()} elements outside atol={tol.atol:g} rtol={tol.rtol:g} "
+                     f"(max abs error {float(diff.max()):.3g}; at the worst element {float(c64[worst]):.6g} "
+                     f"vs {float(r64[worst]):.6g})")
+    ref_norm = float(r64.norm())
+    if ref_norm > 0 and tol.rel_l2 > 0:
+        rel = float((r64 - c64).norm()) / ref_norm
+        if rel > tol.rel_l2:
+            return Check("values", False, f"{label}: relative L2 error {rel:.3g} exceeds {tol.rel_l2:g} although "
+                                          "every element is within atol (outputs near zero are not enough)")
+    return None
+
+
+def snapshot(inputs: list[Any]) -> list[Any]:
+    """Deep copies of the tensor inputs, to detect mutation later."""
+    return [x.detach().clone() if isinstance(x, torch.Tensor) else None for x in inputs]
+
+
+def mutated(inputs: list[Any], before: list[Any]) -> list[int]:
+    """Indices of tensor inputs whose values changed since ``before``."""
+    changed = []
+    for i, (x, b) in enumerate(zip(inputs, before)):
+        if b is not None and not torch.equal(x.detach().nan_to_num(), b.nan_to_num()):
+            changed.append(i)
+    return changed
+
+
+def aliased_outputs(outputs: list[torch.Tensor], inputs: list[Any]) -> set[int]:
+    """Indices of outputs that share storage with any tensor input."""
+    input_storages = {x.untyped_storage().data_ptr() for x in inputs
+                      if isinstance(x, torch.Tensor) and x.numel() > 0}
+    return {i for i, o in enumerate(outputs)
+            if o.numel() > 0 and o.untyped_storage().data_ptr() in input_storages}
+
+
+class LaunchCounter:
+    """Counts Triton kernel launches in this process by wrapping the launch entry points.
+
+    ``JITFunction.run`` (compiled) and ``InterpretedFunction.run`` (TRITON_INTERPRET=1) are where every
+    ``kernel[grid](...)`` lands, autotuned and heuristic kernels included. Installed once per worker,
+    before candidate code is imported; the guard forbids candidates from patching triton back.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._installed = False
+
+    def install(self) -> None:
+        if self._installed:
+            return
+        from triton.runtime import jit
+
+        classes = [jit.JITFunction]
+        try:
+            from triton.runtime.interpreter import InterpretedFunction
+            classes.append(InterpretedFunction)
+        except ImportError:  # pragma: no cover - every supported Triton has the interpreter
+            pass
+        for cls in classes:
+            self._wrap(cls)
+        self._installed = True
+
+    def _wrap(self, cls: type) -> None:
+        original = cls.run
+        counter = self
+
+        def run(fn_self: Any, *args: Any, **kwargs: Any) -> Any:
+            if not kwargs.get("warmup", False):
+                counter.count += 1
+            return original(fn_self, *args, **kwargs)
+
+        run.__wrapped__ = original  # type: ignore[attr-defined]
+        cls.run = run
+
+    @contextlib.contextmanager
+    def counting(self) -> Iterator[list[int]]:
+        """Yields a one-element list that holds the launches made inside the block when it exits."""
+        start = self.count
+        box = [0]
+        try:
+            yield box
+        finally:
+            box[0] = self.count - start

@@ -1,0 +1,283 @@
+"""Static guard: AST checks on candidate source before any of it runs.
+
+The guard rejects what the later stages cannot catch cheaply or safely: imports outside an allowlist,
+escapes to the interpreter (exec, open, dunder attributes), patches to torch/triton (timers, TF32 flags),
+global RNG seeding, exception swallowing, streams and graphs the timer would not see, Tensor subclasses,
+and a ModelNew that inherits the reference. Every finding names its line.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+ALLOWED_IMPORT_ROOTS = frozenset({
+    "torch", "triton", "math", "numpy", "functools", "itertools", "typing", "typing_extensions",
+    "dataclasses", "einops", "operator", "collections", "enum", "numbers", "abc", "__future__",
+})
+
+# Submodules of allowed packages that reach compilers other than Triton, or the interpreter's internals.
+BANNED_MODULE_PREFIXES = (
+    "torch.utils.cpp_extension", "torch._inductor", "torch._dynamo", "torch._C", "torch.jit",
+    "torch.cuda.graphs", "triton.runtime", "triton.backends", "triton.testing", "numpy.ctypeslib",
+    "torch.backends", "torch.compiler", "torch.library", "torch.utils.dlpack",
+)
+
+BANNED_BUILTINS = frozenset({
+    "exec", "eval", "compile", "open", "__import__", "globals", "locals", "vars", "setattr", "delattr",
+    "input", "breakpoint", "exit", "quit", "memoryview", "help",
+})
+
+# Dotted call targets (after resolving import aliases) that change global state the judge relies on.
+BANNED_CALL_PREFIXES = {
+    "torch.manual_seed": "seeds the global RNG",
+    "torch.seed": "seeds the global RNG",
+    "torch.random": "touches the global RNG",
+    "torch.cuda.manual_seed": "seeds the global RNG",
+    "torch.cuda.seed": "seeds the global RNG",
+    "torch.set_rng_state": "sets the global RNG state",
+    "torch.cuda.set_rng_state": "sets the global RNG state",
+    "numpy.random.seed": "seeds the global RNG",
+    "torch.set_": "changes torch's global settings",
+    "torch.cuda.set_": "changes torch's global settings",
+    "torch.use_deterministic_algorithms": "changes torch's global settings",
+    "torch.compile": "hands the work to torch.compile instead of the candidate's Triton kernels",
+    "torch.cuda.Stream": "creates a stream the judge's timer would not see",
+    "torch.cuda.stream": "switches to a stream the judge's timer would not see",
+    "torch.cuda.ExternalStream": "uses a stream the judge's timer would not see",
+    "torch.cuda.CUDAGraph": "captures a CUDA graph (the judge manages graphs and streams)",
+    "torch.cuda.graph": "captures a CUDA graph (the judge manages graphs and streams)",
+    "torch.cuda.make_graphed_callables": "captures a CUDA graph (the judge manages graphs and streams)",
+    "torch.cuda.empty_cache": "manipulates the allocator the judge relies on",
+    "torch.cuda.memory": "manipulates the allocator the judge relies on",
+}
+
+# Dunder attributes that are ordinary in model code; every other __x__ attribute is an escape hatch.
+ALLOWED_DUNDERS = frozenset({"__init__", "__name__", "__doc__", "__call__", "__len__", "__repr__"})
+TENSOR_HOOKS = frozenset({"__torch_function__", "__torch_dispatch__"})
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One guard rule broken at one line."""
+
+    line: int
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+class _AliasMap:
+    """Maps local names to the dotted module paths they were imported as."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.names: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.names[a.asname] = a.name
+                    else:
+                        root = a.name.split(".")[0]
+                        self.names[root] = root
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for a in node.names:
+                    self.names[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def dotted(self, node: ast.AST) -> str | None:
+        """``F.relu`` -> ``torch.nn.functional.relu`` when F came from an import; else None."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.names:
+            return None
+        parts.append(self.names[node.id])
+        return ".".join(reversed(parts))
+
+    def is_module_alias(self, node: ast.AST) -> bool:
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in self.names
+
+
+def _matches(dotted: str, prefix: str) -> bool:
+    """``torch.set_`` matches any ``torch.set_*``; ``torch.compile`` matches itself and its attributes."""
+    if prefix.endswith("_"):
+        return dotted.startswith(prefix)
+    return dotted == prefix or dotted.startswith(prefix + ".")
+
+
+def _import_finding(module: str, line: int) -> Finding | None:
+    root = module.split(".")[0]
+    if root not in ALLOWED_IMPORT_ROOTS:
+        allowed = ", ".join(sorted(ALLOWED_IMPORT_ROOTS - {"__future__"}))
+        return Finding(line, "import", f"import of '{module}' is not allowed (allowed: {allowed})")
+    for prefix in BANNED_MODULE_PREFIXES:
+        if _matches(module, prefix):
+            return Finding(line, "import", f"import of '{module}' is not allowed: it leaves Triton or reaches "
+                                           "the runtime's internals")
+    return None
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, aliases: _AliasMap, reference_class: str) -> None:
+        self.aliases = aliases
+        self.reference_class = reference_class
+        self.findings: list[Finding] = []
+
+    def add(self, node: ast.AST, rule: str, message: str) -> None:
+        self.findings.append(Finding(getattr(node, "lineno", 0), rule, message))
+
+    # imports
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:
+            f = _import_finding(a.name, node.lineno)
+            if f:
+                self.findings.append(f)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            self.add(node, "import", "relative imports are not allowed: a candidate is one self-contained file")
+            return
+        module = node.module or ""
+        f = _import_finding(module, node.lineno)
+        if f is None:
+            for a in node.names:
+                f = _import_finding(f"{module}.{a.name}", node.lineno) if a.name != "*" else None
+                if f:
+                    break
+        if f:
+            self.findings.append(f)
+
+    # exception swallowing
+    def visit_Try(self, node: ast.AST) -> None:
+        self.add(node, "try", "try/except is not allowed: a failing kernel must fail, not fall back silently")
+        self.generic_visit(node)
+
+    visit_TryStar = visit_Try
+
+    # calls
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in BANNED_BUILTINS:
+            self.add(node, "builtin", f"calling '{func.id}' is not allowed")
+        if isinstance(func, ast.Name) and func.id == "getattr":
+            name = node.args[1] if len(node.args) > 1 else None
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)
+                    and not name.value.startswith("_")):
+                self.add(node, "builtin", "getattr is allowed only with a constant public attribute name")
+        dotted = self.aliases.dotted(func)
+        if dotted:
+            for prefix, why in BANNED_CALL_PREFIXES.items():
+                if _matches(dotted, prefix):
+                    self.add(node, "global-state", f"calling '{dotted}' is not allowed: it {why}")
+                    break
+            else:
+                for prefix in BANNED_MODULE_PREFIXES:
+                    if _matches(dotted, prefix):
+                        self.add(node, "import", f"calling '{dotted}' is not allowed: it leaves Triton or "
+                                                 "reaches the runtime's internals")
+                        break
+        self.generic_visit(node)
+
+    # attribute use
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        attr = node.attr
+        if attr.startswith("__") and attr.endswith("__") and attr not in ALLOWED_DUNDERS:
+            self.add(node, "dunder", f"access to '{attr}' is not allowed")
+        dotted = self.aliases.dotted(node)
+        if dotted:
+            for prefix in ("torch._C", "torch._dynamo", "torch._inductor", "torch.backends", "triton.runtime"):
+                if _matches(dotted, prefix):
+                    self.add(node, "internals", f"use of '{dotted}' is not allowed: it reaches the runtime's "
+                                                "internals or global flags")
+                    return  # one finding per chain, not one per prefix of it
+        self.generic_visit(node)
+
+    def _check_targets(self, targets: list[ast.expr]) -> None:
+        for t in targets:
+            for sub in ast.walk(t):
+                if isinstance(sub, (ast.Attribute, ast.Subscript)) and self.aliases.is_module_alias(sub.value):
+                    self.add(sub, "patch", "assigning to an attribute of an imported module is not allowed "
+                                           "(it would patch torch/triton for everyone, timers included)")
+                    return
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._check_targets(node.targets)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._check_targets([node.target])
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._check_targets([node.target])
+        self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        self._check_targets(node.targets)
+        self.generic_visit(node)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.add(node, "global", "'global' statements are not allowed: a candidate may not keep state "
+                                 "between calls outside its module instance")
+
+    # classes
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for base in node.bases:
+            dotted = self.aliases.dotted(base) or (base.id if isinstance(base, ast.Name) else "")
+            if dotted in ("torch.Tensor", "torch._tensor.Tensor") or (isinstance(base, ast.Name)
+                                                                       and base.id == "Tensor"):
+                self.add(node, "tensor-subclass", f"class '{node.name}' subclasses torch.Tensor, which is "
+                                                  "not allowed")
+            if node.name == "ModelNew" and dotted not in MODULE_BASES:
+                shown = dotted or ast.unparse(base)
+                if isinstance(base, ast.Name) and base.id == self.reference_class:
+                    msg = f"ModelNew subclasses the reference class '{shown}', which is not allowed"
+                else:
+                    msg = f"ModelNew must derive from torch.nn.Module directly, not from '{shown}'"
+                self.add(node, "subclass", msg)
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in TENSOR_HOOKS:
+                self.add(item, "tensor-subclass", f"defining '{item.name}' is not allowed")
+        self.generic_visit(node)
+
+
+def _is_triton_jit(decorator: ast.expr, aliases: _AliasMap) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return aliases.dotted(target) in ("triton.jit", "triton.runtime.jit.jit")
+
+
+def check_source(source: str, reference_class: str = "Model") -> list[Finding]:
+    """All guard findings for candidate source, in line order; an empty list means it may run."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as e:
+        text = (e.text or "").strip()
+        where = f": {text}" if text else ""
+        return [Finding(e.lineno or 0, "syntax", f"syntax error: {e.msg}{where}")]
+    aliases = _AliasMap(tree)
+    visitor = _Visitor(aliases, reference_class)
+    visitor.visit(tree)
+    findings = visitor.findings
+
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ModelNew"]
+    if not classes:
+        findings.append(Finding(1, "structure", "the file must define 'class ModelNew(nn.Module)' at top level"))
+    kernels = [n for n in tree.body if isinstance(n, ast.FunctionDef)
+               and any(_is_triton_jit(d, aliases) for d in n.decorator_list)]
+    if not kernels:
+        # Kernels wrapped by @triton.autotune / @triton.heuristics still carry @triton.jit innermost.
+        findings.append(Finding(1, "structure", "the file must define at least one @triton.jit kernel at top "
+                                                "level"))
+    return sorted(set(findings), key=lambda f: (f.line, f.rule, f.message))
+
+
+def summarize(findings: list[Finding]) -> str:
+    """One sentence for a verdict's reason: the first finding, plus how many more."""
+    first = str(findings[0])
+    more = len(findings) - 1
+    return f"Rejected before running: {first}" + (f" (and {more} more)" if more else "")

@@ -1,0 +1,114 @@
+"""Verdict: the judge's answer about one candidate, as plain data with a JSON round trip.
+
+Stages name where judging stopped; the search's reward reads them ("guard" and "compile" failures
+earn nothing, a candidate that runs but is wrong earns a little).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+VALID, INVALID, ERROR = "valid", "invalid", "error"
+
+# Where judging stopped. "ok" for valid candidates; "reference" and "internal" come with verdict "error"
+# (the judge could not judge), every other stage with "invalid" (the candidate is at fault).
+STAGES = (
+    "ok",
+    "guard",        # static checks on the source, before any candidate code runs
+    "load",         # importing the candidate file or building ModelNew failed
+    "compile",      # a Triton kernel failed to compile
+    "runtime",      # the forward raised
+    "correctness",  # it ran but computed something else (or broke a rule: aliasing, mutation, no Triton)
+    "timeout",      # the wall-clock limit ran out; the worker was killed
+    "crash",        # the worker process died (segfault, os._exit, CUDA fatal error)
+    "memory",       # the memory limit was exceeded; the worker was killed
+    "reference",    # the task itself is broken: verdict "error"
+    "internal",     # the judge failed: verdict "error"
+)
+
+
+@dataclass
+class Check:
+    """One named check and its outcome; ``detail`` says what was seen."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
+class Timing:
+    """Median milliseconds per forward, with the interquartile range as spread."""
+
+    candidate_ms: float
+    candidate_iqr_ms: float
+    eager_ms: float
+    eager_iqr_ms: float
+    compile_ms: float | None
+    compile_iqr_ms: float | None
+    speedup_vs_eager: float
+    speedup_vs_compile: float | None
+    iterations: int
+    input_sets: int
+    compile_note: str = ""
+
+
+@dataclass
+class Verdict:
+    """The judge's answer. ``verdict`` is valid, invalid or error; ``reason`` is one human sentence."""
+
+    verdict: str
+    reason: str
+    stage: str
+    checks: list[Check] = field(default_factory=list)
+    checkpoint_compatible: bool | None = None
+    timing: Timing | None = None
+    timing_note: str = ""
+    env: dict[str, Any] = field(default_factory=dict)
+    trials: int = 0
+    seconds: float = 0.0
+    log_tail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.verdict not in (VALID, INVALID, ERROR):
+            raise ValueError(f"unknown verdict {self.verdict!r}")
+        if self.stage not in STAGES:
+            raise ValueError(f"unknown stage {self.stage!r}")
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == VALID
+
+    def failed_check(self) -> Check | None:
+        """The first check that did not pass, if any."""
+        return next((c for c in self.checks if not c.passed), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Verdict":
+        data = dict(data)
+        data["checks"] = [Check(**c) for c in data.get("checks", [])]
+        if data.get("timing") is not None:
+            data["timing"] = Timing(**data["timing"])
+        return cls(**data)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Verdict":
+        return cls.from_dict(json.loads(text))
+
+
+def invalid(stage: str, reason: str, checks: list[Check] | None = None, **extra: Any) -> Verdict:
+    """A verdict for a candidate at fault."""
+    return Verdict(verdict=INVALID, reason=reason, stage=stage, checks=checks or [], **extra)
+
+
+def error(stage: str, reason: str, **extra: Any) -> Verdict:
+    """A verdict for when the judge could not judge (broken reference, internal failure)."""
+    return Verdict(verdict=ERROR, reason=reason, stage=stage, **extra)

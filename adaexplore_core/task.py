@@ -1,0 +1,171 @@
+"""Tasks: a reference module in KernelBench format, and how to build it and make its inputs.
+
+``TaskSpec`` is plain data the parent process handles without torch. ``load_task`` (worker side)
+imports the reference and checks its interface, raising ``TaskError`` with a clear message otherwise.
+A file in KernelBench format defines ``class Model(nn.Module)``, ``get_inputs()`` and
+``get_init_inputs()``; ``file.py::ClassName`` picks another class of that file.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import itertools
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+DEFAULT_CLASS = "Model"
+_module_counter = itertools.count()
+
+
+class TaskError(Exception):
+    """The reference task cannot be used; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Where the reference lives: a file, the class to optimize, and optionally its text (editor buffers)."""
+
+    path: str
+    class_name: str = DEFAULT_CLASS
+    source: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> "TaskSpec":
+        """``file.py`` or ``file.py::ClassName``; the file must exist."""
+        path, _, class_name = text.partition("::")
+        if not path:
+            raise TaskError(f"no file in task {text!r}; expected FILE.py or FILE.py::ClassName")
+        if not Path(path).is_file():
+            raise TaskError(f"reference file not found: {path}")
+        if _ and not class_name.isidentifier():
+            raise TaskError(f"{class_name!r} is not a class name (expected FILE.py::ClassName)")
+        return cls(path=str(Path(path).resolve()), class_name=class_name or DEFAULT_CLASS)
+
+    def read_source(self) -> str:
+        return self.source if self.source is not None else Path(self.path).read_text(encoding="utf-8")
+
+    def key(self) -> str:
+        """A stable key for caches: the class name and a hash of the reference text."""
+        digest = hashlib.sha256(self.read_source().encode()).hexdigest()[:16]
+        return f"{self.class_name}@{digest}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "class_name": self.class_name, "source": self.source}
+
+
+def import_file(path: str, source: str | None = None, prefix: str = "adaexplore_module") -> Any:
+    """Import a Python file under a fresh module name (its folder on sys.path while it imports)."""
+    name = f"{prefix}_{next(_module_counter)}"
+    folder = str(Path(path).resolve().parent)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, folder)
+    try:
+        if source is None:
+            spec.loader.exec_module(module)
+        else:
+            exec(compile(source, path, "exec"), module.__dict__)  # noqa: S102 - the user's own reference
+    finally:
+        sys.path.remove(folder)
+    return module
+
+
+@dataclass
+class LoadedTask:
+    """A reference imported in a worker: its class and input factories."""
+
+    spec: TaskSpec
+    model_class: type
+    get_inputs: Callable[[], Any]
+    get_init_inputs: Callable[[], Any]
+
+    def init_args(self) -> list[Any]:
+        args = _call(self.get_init_inputs, "get_init_inputs")
+        if not isinstance(args, (list, tuple)):
+            raise TaskError(f"get_init_inputs() must return a list or tuple, got {type(args).__name__}")
+        return list(args)
+
+    def make_inputs(self, seed: int, device: Any) -> list[Any]:
+        """Inputs from ``get_inputs()`` under ``seed``, made on the CPU and moved to ``device``.
+
+        Integer and boolean tensors keep their dtype; non-tensor values pass through unchanged.
+        """
+        import torch
+
+        torch.manual_seed(seed)
+        inputs = _call(self.get_inputs, "get_inputs")
+        if not isinstance(inputs, (list, tuple)):
+            raise TaskError(f"get_inputs() must return a list or tuple, got {type(inputs).__name__}")
+        return [to_device(x, device) for x in inputs]
+
+    def build(self, cls: type, seed: int, device: Any) -> Any:
+        """Construct ``cls(*init_args)`` under ``seed`` on ``device``."""
+        import torch
+
+        args = self.init_args()
+        torch.manual_seed(seed)
+        model = cls(*args)
+        return model.to(device)
+
+
+def _call(fn: Callable[[], Any], name: str) -> Any:
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - reported to the user as a broken task
+        raise TaskError(f"{name}() raised {type(e).__name__}: {e}") from e
+
+
+def to_device(value: Any, device: Any) -> Any:
+    """Move tensors (also inside lists and tuples) to ``device``; keep dtypes and other values."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_device(v, device) for v in value)
+    return value
+
+
+def load_task(spec: TaskSpec) -> LoadedTask:
+    """Import the reference of ``spec`` and check it has what the judge needs."""
+    import torch
+
+    try:
+        module = import_file(spec.path, spec.source, prefix="adaexplore_reference")
+    except SyntaxError as e:
+        raise TaskError(f"the reference {spec.path} has a syntax error at line {e.lineno}: {e.msg}") from e
+    except Exception as e:  # noqa: BLE001 - any import failure is the task's
+        raise TaskError(f"importing the reference {spec.path} raised {type(e).__name__}: {e}") from e
+    cls = getattr(module, spec.class_name, None)
+    if cls is None:
+        found = sorted(n for n, v in vars(module).items()
+                       if isinstance(v, type) and issubclass(v, torch.nn.Module) and v.__module__ == module.__name__)
+        hint = f" (modules in the file: {', '.join(found)}; pick one with FILE.py::ClassName)" if found else ""
+        raise TaskError(f"the reference {spec.path} has no class {spec.class_name!r}{hint}")
+    if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)):
+        raise TaskError(f"{spec.class_name!r} in {spec.path} is not a torch.nn.Module subclass")
+    missing = [f for f in ("get_inputs", "get_init_inputs") if not callable(getattr(module, f, None))]
+    if missing:
+        raise TaskError(f"the reference {spec.path} does not define {' and '.join(f + '()' for f in missing)}; "
+                        "it must, as in KernelBench: get_inputs() returns the forward's arguments, "
+                        "get_init_inputs() the constructor's")
+    return LoadedTask(spec, cls, module.get_inputs, module.get_init_inputs)
+
+
+def flatten_outputs(out: Any, who: str) -> list[Any]:
+    """A forward's result as a list of tensors; raises TaskError for anything else."""
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)) and out and all(isinstance(o, torch.Tensor) for o in out):
+        return list(out)
+    shown = type(out).__name__
+    if isinstance(out, (list, tuple)):
+        shown += " of " + ", ".join(sorted({type(o).__name__ for o in out})) if out else " (empty)"
+    raise TaskError(f"{who} forward returned {shown}; outputs must be a tensor or a tuple/list of tensors")

@@ -1,0 +1,1 @@
+"""AdaExplore language server (import name ``adaexplore_server``); never imports torch."""
