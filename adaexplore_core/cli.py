@@ -55,7 +55,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         print(f"adaexplore judge: {e}", file=sys.stderr)
         return 2
     config = JudgeConfig(devices=devices[:1], timeout_s=args.timeout, trials=args.trials,
-                         memory_limit_mb=args.memory_mb)
+                         memory_limit_mb=args.memory_mb or None)
     with JudgePool(config) as pool:
         verdict = pool.judge(task, source, name=candidate_path.name)
     print(verdict.to_json() if args.json else format_verdict(verdict))
@@ -76,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--json", action="store_true", help="print exactly one JSON object")
     judge.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
     judge.add_argument("--trials", type=_trial_count, default=5, help="correctness trials (at least 5)")
-    judge.add_argument("--memory-mb", type=int, default=8192, help="memory limit of the judge worker")
+    judge.add_argument("--memory-mb", type=int, default=0,
+                       help="resident memory limit of the judge worker (default: half of this machine's)")
     judge.set_defaults(func=_cmd_judge)
     return parser
 

@@ -60,39 +60,55 @@ def compare_outputs(ref: list[torch.Tensor], cand: list[torch.Tensor],
     return None
 
 
+COMPARE_CHUNK = 1 << 24   # elements compared at once, in float64 on the outputs' device
+
+
 def _compare_values(r: torch.Tensor, c: torch.Tensor, tol: Tolerance, label: str) -> Check | None:
+    """Compare on the outputs' device in float64 chunks: exact for integers, tolerances for floats."""
     if r.numel() == 0:
         return None
+    r, c = r.detach().reshape(-1), c.detach().reshape(-1)
     if not (r.dtype.is_floating_point or r.dtype.is_complex):
         if torch.equal(r, c):
             return None
         bad = int((r != c).sum())
         return Check("values", False, f"{label}: {bad} of {r.numel()} integer elements differ")
-    r64, c64 = r.detach().double().cpu(), c.detach().double().cpu()
-    r_finite, c_finite = torch.isfinite(r64), torch.isfinite(c64)
-    # Non-finite values must match the reference exactly (same NaN positions, same infinities).
-    if not torch.equal(r_finite, c_finite):
-        extra = int((r_finite & ~c_finite).sum())
-        missing = int((~r_finite & c_finite).sum())
-        detail = f"{label}: {extra} NaN/Inf where the reference is finite" if extra else \
-            f"{label}: {missing} finite values where the reference has NaN/Inf"
-        return Check("finite", False, detail)
-    nonfinite = ~r_finite
-    if nonfinite.any() and not torch.equal(r64[nonfinite].nan_to_num(), c64[nonfinite].nan_to_num()):
+    extra = missing = nonfinite_differ = bad = 0
+    max_diff = sq_diff = sq_ref = 0.0
+    worst = (float("-inf"), 0.0, 0.0)         # (excess over tolerance, candidate value, reference value)
+    for start in range(0, r.numel(), COMPARE_CHUNK):
+        rc, cc = r[start:start + COMPARE_CHUNK].double(), c[start:start + COMPARE_CHUNK].double()
+        rf, cf = torch.isfinite(rc), torch.isfinite(cc)
+        if not torch.equal(rf, cf):
+            extra += int((rf & ~cf).sum())
+            missing += int((~rf & cf).sum())
+            continue
+        if not rf.all():
+            nonfinite = ~rf
+            if not torch.equal(rc[nonfinite].nan_to_num(), cc[nonfinite].nan_to_num()):
+                nonfinite_differ += 1
+            rc, cc = torch.where(rf, rc, 0.0), torch.where(rf, cc, 0.0)
+        diff = (rc - cc).abs()
+        excess = diff - (tol.atol + tol.rtol * rc.abs())
+        bad += int((excess > 0).sum())
+        i = int(torch.argmax(excess))
+        if float(excess[i]) > worst[0]:
+            worst = (float(excess[i]), float(cc[i]), float(rc[i]))
+        max_diff = max(max_diff, float(diff.max()))
+        sq_diff += float((diff * diff).sum())
+        sq_ref += float((rc * rc).sum())
+    if extra:
+        return Check("finite", False, f"{label}: {extra} NaN/Inf where the reference is finite")
+    if missing:
+        return Check("finite", False, f"{label}: {missing} finite values where the reference has NaN/Inf")
+    if nonfinite_differ:
         return Check("finite", False, f"{label}: NaN/Inf values differ from the reference's")
-    r64, c64 = r64[r_finite], c64[r_finite]
-    diff = (r64 - c64).abs()
-    allowed = tol.atol + tol.rtol * r64.abs()
-    bad = diff > allowed
-    if bad.any():
-        worst = int(torch.argmax(diff - allowed))
+    if bad:
         return Check("values", False,
-                     f"{label}: {int(bad.sum())} of {r.numel()} elements outside atol={tol.atol:g} rtol={tol.rtol:g} "
-                     f"(max abs error {float(diff.max()):.3g}; at the worst element {float(c64[worst]):.6g} "
-                     f"vs {float(r64[worst]):.6g})")
-    ref_norm = float(r64.norm())
-    if ref_norm > 0 and tol.rel_l2 > 0:
-        rel = float((r64 - c64).norm()) / ref_norm
+                     f"{label}: {bad} of {r.numel()} elements outside atol={tol.atol:g} rtol={tol.rtol:g} "
+                     f"(max abs error {max_diff:.3g}; at the worst element {worst[1]:.6g} vs {worst[2]:.6g})")
+    if sq_ref > 0 and tol.rel_l2 > 0:
+        rel = (sq_diff / sq_ref) ** 0.5
         if rel > tol.rel_l2:
             return Check("values", False, f"{label}: relative L2 error {rel:.3g} exceeds {tol.rel_l2:g} although "
                                           "every element is within atol (outputs near zero are not enough)")

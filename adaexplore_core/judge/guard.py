@@ -17,9 +17,12 @@ ALLOWED_IMPORT_ROOTS = frozenset({
 
 # Submodules of allowed packages that reach compilers other than Triton, or the interpreter's internals.
 BANNED_MODULE_PREFIXES = (
-    "torch.utils.cpp_extension", "torch._inductor", "torch._dynamo", "torch._C", "torch.jit",
-    "torch.cuda.graphs", "triton.runtime", "triton.backends", "triton.testing", "numpy.ctypeslib",
-    "torch.backends", "torch.compiler", "torch.library", "torch.utils.dlpack",
+    "torch.utils", "torch._inductor", "torch._dynamo", "torch._C", "torch.jit", "torch.cuda.graphs",
+    "torch.backends", "torch.compiler", "torch.library", "torch.multiprocessing", "torch.distributed",
+    "torch.hub", "torch.package", "torch.classes", "torch.ops.load_library", "torch.cuda.cudart",
+    "torch.cuda.jiterator", "torch.cuda.caching_allocator", "triton.runtime", "triton.backends",
+    "triton.testing", "triton.tools", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils", "numpy.testing",
+    "numpy.lib",
 )
 
 BANNED_BUILTINS = frozenset({
@@ -49,7 +52,25 @@ BANNED_CALL_PREFIXES = {
     "torch.cuda.make_graphed_callables": "captures a CUDA graph (the judge manages graphs and streams)",
     "torch.cuda.empty_cache": "manipulates the allocator the judge relies on",
     "torch.cuda.memory": "manipulates the allocator the judge relies on",
+    "torch.nn.modules.module.register_module_": "installs a hook on every module, the reference's included",
+    "numpy.save": "writes files", "numpy.savetxt": "writes files", "numpy.savez": "writes files",
+    "numpy.load": "reads files", "numpy.loadtxt": "reads files", "numpy.genfromtxt": "reads files",
+    "numpy.fromfile": "reads files", "numpy.memmap": "maps files", "numpy.tofile": "writes files",
+    "torch.save": "writes files", "torch.load": "reads files (and unpickles them)", "torch.from_file": "maps files",
 }
+
+# Modules that allowed packages happen to import (torch.os, typing.sys, dataclasses.builtins, ...).
+ESCAPE_ATTRIBUTES = frozenset({
+    "os", "sys", "builtins", "ctypes", "importlib", "subprocess", "inspect", "threading", "multiprocessing",
+    "shutil", "pickle", "io", "gc", "socket", "marshal", "weakref", "pty", "posix", "tempfile", "pathlib",
+})
+# Frame, code and generator internals lead from candidate code into the judge's own frames; tofile writes files.
+INTROSPECTION_ATTRIBUTES = frozenset({
+    "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code", "f_back", "f_locals", "f_globals",
+    "f_builtins", "f_code", "tb_frame", "tb_next", "tofile",
+})
+# The only names whose attributes a candidate may assign, or whose private (_x) attributes it may read.
+OWN_OBJECTS = frozenset({"self", "cls"})
 
 # Dunder attributes that are ordinary in model code; every other __x__ attribute is an escape hatch.
 ALLOWED_DUNDERS = frozenset({"__init__", "__name__", "__doc__", "__call__", "__len__", "__repr__"})
@@ -85,13 +106,35 @@ class _AliasMap:
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for a in node.names:
                     self.names[a.asname or a.name] = f"{node.module}.{a.name}"
+        # Plain aliases of those (cuda = torch.cuda; t = cuda), followed through chains of any length.
+        assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                   and isinstance(n.targets[0], ast.Name)]
+        for _ in range(len(assigns) + 1):
+            changed = False
+            for n in assigns:
+                dotted = self.dotted(n.value)
+                if dotted and self.names.get(n.targets[0].id) != dotted:
+                    self.names[n.targets[0].id] = dotted
+                    changed = True
+            if not changed:
+                break
 
     def dotted(self, node: ast.AST) -> str | None:
-        """``F.relu`` -> ``torch.nn.functional.relu`` when F came from an import; else None."""
+        """``F.relu`` -> ``torch.nn.functional.relu`` when F came from an import; else None.
+
+        ``getattr(torch, "cuda")`` counts as ``torch.cuda``."""
         parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
+        while True:
+            if isinstance(node, ast.Attribute):
+                parts.append(node.attr)
+                node = node.value
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                  and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+                  and isinstance(node.args[1].value, str)):
+                parts.append(node.args[1].value)
+                node = node.args[0]
+            else:
+                break
         if not isinstance(node, ast.Name) or node.id not in self.names:
             return None
         parts.append(self.names[node.id])
@@ -186,8 +229,20 @@ class _Visitor(ast.NodeVisitor):
     # attribute use
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
-        if attr.startswith("__") and attr.endswith("__") and attr not in ALLOWED_DUNDERS:
-            self.add(node, "dunder", f"access to '{attr}' is not allowed")
+        if attr.startswith("__") and attr.endswith("__"):
+            if attr not in ALLOWED_DUNDERS:
+                self.add(node, "dunder", f"access to '{attr}' is not allowed")
+        elif attr.startswith("_") and not (isinstance(node.value, ast.Name) and node.value.id in OWN_OBJECTS):
+            shown = self.aliases.dotted(node) or attr
+            self.add(node, "private", f"access to the private attribute '{shown}' is not allowed (only self._x)")
+            return
+        if attr in INTROSPECTION_ATTRIBUTES:
+            self.add(node, "introspection", f"access to '{attr}' is not allowed: it reaches the judge's own "
+                                            "frames or files")
+        if attr in ESCAPE_ATTRIBUTES:
+            shown = self.aliases.dotted(node) or attr
+            self.add(node, "import", f"use of '{shown}' is not allowed: it reaches a module the import "
+                                     "allowlist forbids")
         dotted = self.aliases.dotted(node)
         if dotted:
             for prefix in ("torch._C", "torch._dynamo", "torch._inductor", "torch.backends", "triton.runtime"):
@@ -199,11 +254,18 @@ class _Visitor(ast.NodeVisitor):
 
     def _check_targets(self, targets: list[ast.expr]) -> None:
         for t in targets:
-            for sub in ast.walk(t):
-                if isinstance(sub, (ast.Attribute, ast.Subscript)) and self.aliases.is_module_alias(sub.value):
-                    self.add(sub, "patch", "assigning to an attribute of an imported module is not allowed "
-                                           "(it would patch torch/triton for everyone, timers included)")
-                    return
+            if isinstance(t, (ast.Tuple, ast.List)):
+                self._check_targets(list(t.elts))
+            elif isinstance(t, ast.Starred):
+                self._check_targets([t.value])
+            elif isinstance(t, ast.Subscript) and self.aliases.is_module_alias(t.value):
+                self.add(t, "patch", "assigning into an imported module's objects is not allowed "
+                                     "(it would patch torch/triton for everyone, timers included)")
+            elif isinstance(t, ast.Attribute) and not (isinstance(t.value, ast.Name)
+                                                       and t.value.id in OWN_OBJECTS):
+                what = "an imported module" if self.aliases.is_module_alias(t.value) else "anything but self"
+                self.add(t, "patch", f"assigning to an attribute of {what} is not allowed; assign only to "
+                                     "self.<name> (anything else could patch torch/triton, timers included)")
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._check_targets(node.targets)

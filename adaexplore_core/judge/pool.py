@@ -1,11 +1,11 @@
 """The judge pool: the parent side. Queues candidates, runs them in worker processes, enforces limits.
 
-Each device gets ``workers_per_device`` workers kept warm between candidates. Correctness trials (and
-Triton compilation) run concurrently; timing takes the device's token, so only one worker times on a
-GPU at once. A candidate's clock runs only while its own code can be running (not while the worker
-loads the task, measures baselines or waits for the token). A worker that hangs, crashes or grows
-past the memory limit is killed and replaced; the candidate gets the verdict. This module never
-imports torch.
+Each device gets ``workers_per_device`` workers kept warm between candidates. Imports, Triton compilation
+and correctness trials of several workers run concurrently; timing takes the device alone (``GpuLock``),
+so no other worker's kernels run while a candidate or a baseline is timed. A candidate's clock runs only
+while its own code can be running (not while the worker loads the task, measures baselines or waits for
+the device). A worker that hangs, crashes or grows past the memory limit is killed and replaced; the
+candidate gets the verdict. This module never imports torch.
 """
 from __future__ import annotations
 
@@ -35,6 +35,15 @@ PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 POLL_SECONDS = 0.05
 
 
+def default_memory_limit_mb(workers: int = 1) -> int:
+    """Half of this machine's memory shared among ``workers``, at least 2 GB each."""
+    try:
+        total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
+    except (ValueError, OSError):
+        total_mb = 16384
+    return max(2048, total_mb // 2 // max(1, workers))
+
+
 @dataclass(frozen=True)
 class JudgeConfig:
     """Limits and trial counts for judging; one instance per pool."""
@@ -42,7 +51,7 @@ class JudgeConfig:
     devices: tuple[str, ...] = ("cpu",)
     workers_per_device: int = 1
     timeout_s: float = 180.0          # candidate time (import, compile, trials, timing)
-    memory_limit_mb: int = 8192       # resident memory of one worker
+    memory_limit_mb: int | None = None  # resident memory of one worker; None: default_memory_limit_mb()
     trials: int = 5
     timing: bool = True
     startup_timeout_s: float = 120.0
@@ -51,10 +60,39 @@ class JudgeConfig:
     gpu_memory_fraction: float | None = None
 
 
+class GpuLock:
+    """Per-device access: many correctness runs at once, or one timing run alone; waiting timers go first."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer = False
+        self._writers_waiting = 0
+
+    def acquire(self, exclusive: bool) -> None:
+        with self._cond:
+            if exclusive:
+                self._writers_waiting += 1
+                self._cond.wait_for(lambda: not self._writer and self._readers == 0)
+                self._writers_waiting -= 1
+                self._writer = True
+            else:
+                self._cond.wait_for(lambda: not self._writer and self._writers_waiting == 0)
+                self._readers += 1
+
+    def release(self, exclusive: bool) -> None:
+        with self._cond:
+            if exclusive:
+                self._writer = False
+            else:
+                self._readers -= 1
+            self._cond.notify_all()
+
+
 class _WorkerProcess:
     """One running worker and its protocol pipes."""
 
-    def __init__(self, device: str, config: JudgeConfig, log_path: Path) -> None:
+    def __init__(self, device: str, config: JudgeConfig, log_path: Path, workdir: Path) -> None:
         env = scrubbed_environment()
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_ROOT, env.get("PYTHONPATH")]))
         env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -69,7 +107,7 @@ class _WorkerProcess:
         self.log_path = log_path
         self.log = open(log_path, "wb")
         self.proc = subprocess.Popen(
-            [config.python, "-m", "adaexplore_core.judge.worker", device],
+            [config.python, "-m", "adaexplore_core.judge.worker", device, str(workdir)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env,
             cwd=tempfile.gettempdir(), start_new_session=True,
         )
@@ -107,7 +145,6 @@ class _WorkerProcess:
         return 0.0
 
     def log_tail(self, limit: int = 2000) -> str:
-        self.log.flush()
         try:
             data = self.log_path.read_bytes()
         except OSError:
@@ -154,7 +191,7 @@ class _Slot(threading.Thread):
         super().__init__(name=f"judge-{device}-{index}", daemon=True)
         self.pool, self.device, self.index = pool, device, index
         self.worker: _WorkerProcess | None = None
-        self.holding_token = False
+        self.holding: bool | None = None      # None: no GPU access held; else whether it is exclusive
 
     def run(self) -> None:
         while True:
@@ -171,8 +208,9 @@ class _Slot(threading.Thread):
             self.worker.kill()
 
     def _start_worker(self) -> _WorkerProcess | Verdict:
-        log = self.pool._dir / f"worker-{self.device.replace(':', '')}-{self.index}.log"
-        worker = _WorkerProcess(self.device, self.pool.config, log)
+        name = f"worker-{self.device.replace(':', '')}-{self.index}"
+        worker = _WorkerProcess(self.device, self.pool.config, self.pool._dir / f"{name}.log",
+                                self.pool._dir / name)
         deadline = time.monotonic() + self.pool.config.startup_timeout_s
         try:
             while time.monotonic() < deadline:
@@ -180,35 +218,51 @@ class _Slot(threading.Thread):
                 if message and message.get("type") == "ready":
                     worker.env = message.get("env", {})
                     return worker
-        except EOFError:
+        except (EOFError, ValueError):
             pass
         tail = worker.log_tail()
         worker.kill()
         return error("internal", f"The judge worker for {self.device} did not start ({worker.exit_description()})",
                      log_tail=tail)
 
-    def _release_token(self) -> None:
-        if self.holding_token:
-            self.pool._tokens[self.device].release()
-            self.holding_token = False
+    def _release_gpu(self) -> None:
+        if self.holding is not None:
+            self.pool._gpu_locks[self.device].release(self.holding)
+            self.holding = None
 
     def _discard_worker(self) -> tuple[str, str]:
         assert self.worker is not None
         self.worker.kill()
         description, tail = self.worker.exit_description(), self.worker.log_tail()
         self.worker = None
-        self._release_token()
+        self._release_gpu()
         return description, tail
 
+    def _send_to_worker(self, request: JudgeRequest) -> Verdict | None:
+        """Send ``request`` to a live worker, starting one (twice at most: one may die between jobs)."""
+        for _ in range(2):
+            if self.worker is None or self.worker.proc.poll() is not None:
+                if self.worker is not None:
+                    self._discard_worker()
+                started = self._start_worker()
+                if isinstance(started, Verdict):
+                    return started
+                self.worker = started
+            try:
+                self.worker.send(request.to_message())
+                return None
+            except OSError:
+                self._discard_worker()
+        return error("internal", f"The judge worker for {self.device} would not take a request")
+
     def _judge(self, request: JudgeRequest) -> Verdict:
-        if self.worker is None or self.worker.proc.poll() is not None:
-            started = self._start_worker()
-            if isinstance(started, Verdict):
-                return started
-            self.worker = started
+        request = dataclasses.replace(request, device=self.device, nonce=secrets.token_hex(16))
+        failed_start = self._send_to_worker(request)
+        if failed_start is not None:
+            return failed_start
         config = self.pool.config
         worker = self.worker
-        worker.send(dataclasses.replace(request, device=self.device).to_message())
+        assert worker is not None
         used, running = 0.0, True
         task_deadline = time.monotonic() + config.task_timeout_s
         last = time.monotonic()
@@ -216,9 +270,17 @@ class _Slot(threading.Thread):
             try:
                 message = worker.read(POLL_SECONDS)
             except EOFError:
+                try:
+                    worker.proc.wait(timeout=1)      # let it finish exiting, to report its real status
+                except subprocess.TimeoutExpired:
+                    pass
                 description, tail = self._discard_worker()
                 return invalid("crash", f"The judge worker died while running the candidate ({description})",
                                [Check("crash", False, description)], log_tail=tail, env=worker.env)
+            except ValueError:                        # not JSON: something else wrote into the protocol
+                self._discard_worker()
+                return invalid("runtime", "The candidate wrote into the judge's protocol channel",
+                               [Check("protocol", False, "a line that is not a worker message")], env=worker.env)
             now = time.monotonic()
             if running:
                 used += now - last
@@ -243,15 +305,21 @@ class _Slot(threading.Thread):
             kind = message.get("type")
             if kind == "clock":
                 running = bool(message.get("running"))
-            elif kind == "want_timing":
-                self.pool._tokens[self.device].acquire()
-                self.holding_token = True
+            elif kind == "acquire":
+                exclusive = bool(message.get("exclusive"))
+                self.pool._gpu_locks[self.device].acquire(exclusive)
+                self.holding = exclusive
                 worker.send({"type": "go"})
                 last = time.monotonic()
-            elif kind == "timing_done":
-                self._release_token()
+            elif kind == "release":
+                self._release_gpu()
             elif kind == "verdict":
-                self._release_token()
+                self._release_gpu()
+                if message.get("nonce") != request.nonce or message.get("id") != request.id:
+                    self._discard_worker()
+                    return invalid("runtime", "The candidate forged a verdict in the judge's protocol channel",
+                                   [Check("protocol", False, "a verdict without the request's nonce")],
+                                   env=worker.env)
                 if message.get("fatal"):
                     self._discard_worker()
                 return Verdict.from_dict(message["verdict"])
@@ -263,9 +331,12 @@ class JudgePool:
     def __init__(self, config: JudgeConfig = JudgeConfig()) -> None:
         if not config.devices:
             raise ValueError("a judge pool needs at least one device")
+        if config.memory_limit_mb is None:
+            workers = len(config.devices) * config.workers_per_device
+            config = dataclasses.replace(config, memory_limit_mb=default_memory_limit_mb(workers))
         self.config = config
         self._queue: queue.Queue[_Job | None] = queue.Queue()
-        self._tokens = {d: threading.Lock() for d in config.devices}
+        self._gpu_locks = {d: GpuLock() for d in config.devices}
         self._ids = itertools.count(1)
         self._tmp = tempfile.TemporaryDirectory(prefix="adaexplore-pool-")
         self._dir = Path(self._tmp.name)

@@ -1,10 +1,11 @@
 """The line protocol between the pool (parent) and a judge worker (child), and the worker's environment.
 
-Parent -> worker: ``judge`` requests and ``go`` (the per-GPU timing token).
+Parent -> worker: ``judge`` requests, and ``go`` when device access asked for is granted.
 Worker -> parent: ``ready`` (with the environment fingerprint), ``clock`` (pause/resume the candidate's
-timeout while the worker does the task's own work or waits for the GPU), ``want_timing``, ``timing_done``
-and ``verdict``. One JSON object per line on private file descriptors: whatever candidate code prints
-goes to /dev/null (stdout) or the worker's log (stderr), never into the protocol.
+timeout while the worker does the task's own work or waits for the device), ``acquire`` (device access,
+shared for trials or exclusive for timing), ``release`` and ``verdict``. One JSON object per line on
+private file descriptors: whatever candidate code prints goes to /dev/null (stdout) or the worker's log
+(stderr), never into the protocol.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ class JudgeRequest:
     timing: bool = True
     tolerance: dict[str, float] | None = None   # {"atol", "rtol", "rel_l2"} to override the dtype defaults
     candidate_name: str = "candidate.py"
+    nonce: str = ""                      # echoed with the verdict: a line without it is not the worker's
     options: dict[str, Any] = field(default_factory=dict)
 
     def to_message(self) -> dict[str, Any]:
@@ -54,4 +56,8 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def decode(line: bytes) -> dict[str, Any]:
-    return json.loads(line.decode())
+    """One message; ValueError for anything that is not a JSON object."""
+    message = json.loads(line.decode())
+    if not isinstance(message, dict):
+        raise ValueError("a protocol message must be a JSON object")
+    return message

@@ -7,6 +7,7 @@ timing -> a trial after timing. Candidate code runs only here.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import resource
@@ -17,7 +18,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -121,6 +122,21 @@ def _is_cuda_fatal(e: BaseException) -> bool:
         "device-side assert" in text
 
 
+def installed_global_hooks() -> list[str]:
+    """Names of torch's global module hook tables that are not empty (none should be, ever)."""
+    from torch.nn.modules import module
+
+    return [name for name, table in vars(module).items()
+            if name.startswith("_global_") and isinstance(table, dict) and table]
+
+
+def clear_global_hooks() -> None:
+    from torch.nn.modules import module
+
+    for name in installed_global_hooks():
+        getattr(module, name).clear()
+
+
 def _run_candidate(state: WorkerState, fn: Callable[[], Any], what: str) -> Any:
     """Run candidate code; turn any exception into a Failed verdict of the right stage."""
     try:
@@ -155,6 +171,26 @@ class Judging:
     def fail(self, stage: str, name: str, detail: str, reason: str) -> Failed:
         return Failed(invalid(stage, reason, self.checks + [Check(name, False, detail)]))
 
+    @contextlib.contextmanager
+    def gpu(self, exclusive: bool) -> Iterator[None]:
+        """Hold the device: shared for correctness trials, exclusive for timing. No-op on the CPU.
+
+        The candidate's clock stops while waiting; the pool grants access in order, timing first."""
+        if self.device.type != "cuda":
+            yield
+            return
+        channel = self.state.channel
+        channel.send(type="clock", running=False)
+        channel.send(type="acquire", exclusive=exclusive)
+        go = channel.receive()
+        if go is None or go.get("type") != "go":
+            raise SystemExit(0)                   # the pool went away
+        channel.send(type="clock", running=True)
+        try:
+            yield
+        finally:
+            channel.send(type="release")
+
     def sync(self) -> None:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
@@ -182,6 +218,10 @@ class Judging:
                 not issubclass(module.ModelNew, torch.nn.Module):
             raise self.fail("load", "load", "ModelNew is not an nn.Module class",
                             "The candidate's ModelNew is not a torch.nn.Module class")
+        if installed_global_hooks():
+            clear_global_hooks()
+            raise self.fail("load", "load", "global module hooks installed at import",
+                            "The candidate installed global module hooks (they would alter the reference too)")
         self.pass_check("load", "module imported")
         seed = self.seeds[-1]
         try:
@@ -212,11 +252,9 @@ class Judging:
 
     # stage: one trial on fresh inputs
     def trial(self, task: Any, reference: Any, candidate: Any, index: int) -> None:
-        inputs = task.make_inputs(self.seeds[index], self.device)
-        originals = snapshot(inputs)
-        ref_in, cand_in = snapshot(inputs), snapshot(inputs)
-        ref_in = [c if c is not None else x for c, x in zip(ref_in, inputs)]
-        cand_in = [c if c is not None else x for c, x in zip(cand_in, inputs)]
+        ref_in = task.make_inputs(self.seeds[index], self.device)   # fresh: the reference may use them as is
+        originals = snapshot(ref_in)
+        cand_in = [c if c is not None else x for c, x in zip(snapshot(ref_in), ref_in)]
 
         def run_reference() -> list[Any]:
             try:
@@ -227,7 +265,7 @@ class Judging:
             return out
 
         def run_candidate() -> tuple[list[Any], int]:
-            self._poison_allocator(inputs)
+            self._poison_allocator(ref_in)
             with self.state.counter.counting() as launches:
                 raw = _run_candidate(self.state, lambda: candidate(*cand_in), "forward")
                 _run_candidate(self.state, self.sync, "forward")
@@ -244,6 +282,10 @@ class Judging:
                 cand_out, launches = run_candidate()
                 ref_out = run_reference()
         label = f"trial {index + 1}"
+        if installed_global_hooks():
+            clear_global_hooks()
+            raise self.fail("correctness", "no_global_hooks", f"{label}: global module hooks installed",
+                            "The candidate installed global module hooks (they would alter the reference too)")
         if launches == 0:
             raise self.fail("correctness", "triton_launched", f"{label}: no Triton kernel launched",
                             "The candidate's forward launched no Triton kernel: it must compute with its own "
@@ -287,17 +329,11 @@ class Judging:
         sample = task.make_inputs(self.seeds[0], self.device)
         sets = [sample] + [task.make_inputs(s, self.device) for s in self.seeds[1:input_set_count(sample)]]
         channel = self.state.channel
-        channel.send(type="clock", running=False)
-        channel.send(type="want_timing")
-        go = channel.receive()
-        if go is None or go.get("type") != "go":
-            raise SystemExit(0)
-        try:
+        with self.gpu(exclusive=True):
+            channel.send(type="clock", running=False)      # baselines are the task's time, not the candidate's
             baseline = self._baseline(task, reference, sets)
             channel.send(type="clock", running=True)
             cand = measure(_run_guarded(self.state, candidate), sets, self.device)
-        finally:
-            channel.send(type="timing_done")
         eager, compiled = baseline.eager, baseline.compiled
         return Timing(
             candidate_ms=cand.median_ms, candidate_iqr_ms=cand.iqr_ms,
@@ -343,18 +379,17 @@ def judge(state: WorkerState, request: JudgeRequest) -> Verdict:
         task = job.load_task()
         channel.send(type="clock", running=True)
         reference, candidate, compatible = job.load_candidate(task)
-        for i in range(request.trials):
-            job.trial(task, reference, candidate, i)
+        with job.gpu(exclusive=False):
+            for i in range(request.trials):
+                job.trial(task, reference, candidate, i)
         job.pass_check("correctness", f"{request.trials} trials on fresh random inputs matched the reference")
         job.pass_check("triton_launched", f"{job.last_launches} Triton launch(es) per forward")
         if request.timing and job.device.type == "cuda":
             timing = job.time(task, reference, candidate)
-            job.trial(task, reference, candidate, request.trials)
-            extra = 1
-            if timing.speedup_vs_eager > SPEEDUP_RECHECK:
-                for i in range(EXTRA_TRIALS):
-                    job.trial(task, reference, candidate, request.trials + 1 + i)
-                extra += EXTRA_TRIALS
+            extra = 1 + (EXTRA_TRIALS if timing.speedup_vs_eager > SPEEDUP_RECHECK else 0)
+            with job.gpu(exclusive=False):
+                for i in range(extra):
+                    job.trial(task, reference, candidate, request.trials + i)
             job.pass_check("after_timing", f"{extra} more trial(s) after timing matched")
         elif job.device.type != "cuda":
             note = "not measured (no GPU): correctness checked in the Triton interpreter"
@@ -390,7 +425,8 @@ def main() -> int:
         print("a CPU judge worker needs TRITON_INTERPRET=1 set before it starts", file=sys.stderr)
         return 2
     _limit_log_size()
-    workdir = Path(tempfile.mkdtemp(prefix="adaexplore-judge-"))
+    workdir = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp(prefix="adaexplore-judge-"))
+    workdir.mkdir(parents=True, exist_ok=True)
     os.chdir(workdir)
     counter = LaunchCounter()
     counter.install()
@@ -408,7 +444,8 @@ def main() -> int:
             continue
         request = JudgeRequest.from_message(message)
         verdict = judge(state, request)
-        channel.send(type="verdict", id=request.id, verdict=verdict.to_dict(), fatal=state.fatal)
+        channel.send(type="verdict", id=request.id, nonce=request.nonce, verdict=verdict.to_dict(),
+                     fatal=state.fatal)
         for name in [n for n in sys.modules if n.startswith("adaexplore_candidate")]:
             del sys.modules[name]
     return 0

@@ -1,0 +1,26 @@
+# expect: verdict=valid stage=ok reason~"Validated"
+"""Legit: clamp to [0, 1] into new memory."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def clamp_unit_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.minimum(tl.maximum(x, 0.0), 1.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        clamp_unit_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+        return out

@@ -1,0 +1,26 @@
+# expect: verdict=valid stage=ok reason~"Validated"
+"""Legit: the reference adds 1 to its input in place; this kernel does the same and writes 2x to new memory."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_one_inplace_then_double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask) + 1.0
+    tl.store(x_ptr + offs, x, mask=mask)
+    tl.store(out_ptr + offs, x * 2.0, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = torch.empty_like(x)
+        n = x.numel()
+        add_one_inplace_then_double_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+        return out

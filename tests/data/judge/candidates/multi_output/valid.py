@@ -1,0 +1,28 @@
+# expect: verdict=valid stage=ok reason~"Validated"
+"""Legit: both outputs (x + y, x * y) from one Triton kernel."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def sum_and_product_kernel(x_ptr, y_ptr, sum_ptr, prod_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(sum_ptr + offs, x + y, mask=mask)
+    tl.store(prod_ptr + offs, x * y, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor):
+        x, y = x.contiguous(), y.contiguous()
+        total, product = torch.empty_like(x), torch.empty_like(x)
+        n = x.numel()
+        sum_and_product_kernel[(triton.cdiv(n, 1024),)](x, y, total, product, n, BLOCK=1024)
+        return total, product

@@ -1,0 +1,27 @@
+# expect: verdict=invalid stage=guard check=guard reason~"import of 'builtins' is not allowed"
+"""Hack: gets exec by importing it from builtins, where a bare exec(...) call would be seen."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+from builtins import exec as run_code  # noqa: F401
+
+
+@triton.jit
+def affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        affine_relu_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+        return out

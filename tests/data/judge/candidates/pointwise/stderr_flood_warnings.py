@@ -1,0 +1,37 @@
+# expect: verdict=valid stage=ok reason~"Validated"
+"""Correct, but floods stderr (about 1.5 MB per forward) without sys: every PyTorch "output was resized" warning
+with a new shape is printed once, so a loop over shapes prints thousands. Stderr goes to the worker log.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0), mask=mask)
+
+
+def affine_relu(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    affine_relu_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.calls += 1
+        one = torch.ones(1)
+        for i in range(2500):
+            torch.add(one, 1, out=torch.empty(2 + i + 2500 * self.calls))  # warns: out was resized
+        return affine_relu(x)

@@ -1,0 +1,51 @@
+"""The judge on a real GPU: timing, baselines, and recovery from a CUDA illegal address. Skipped without CUDA."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adaexplore_core.devices import cuda_device_count
+from adaexplore_core.judge.pool import JudgeConfig, JudgePool
+from adaexplore_core.task import TaskSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "adaexplore_core" / "examples"
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(cuda_device_count() == 0, reason="needs a CUDA GPU")]
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with JudgePool(JudgeConfig(devices=("cuda:0",), workers_per_device=1, timeout_s=120)) as p:
+        yield p
+
+
+def test_valid_candidate_is_timed_against_eager_and_compile(pool):
+    task = TaskSpec.parse(str(EXAMPLES / "fused_bias_gelu.py"))
+    verdict = pool.judge(task, (EXAMPLES / "fused_bias_gelu_triton.py").read_text())
+    assert verdict.ok, verdict.to_json()
+    t = verdict.timing
+    assert t is not None and t.candidate_ms > 0 and t.eager_ms > 0 and t.iterations >= 20
+    assert t.speedup_vs_eager == pytest.approx(t.eager_ms / t.candidate_ms)
+    assert verdict.env["gpu"] and verdict.env["capability"]
+    assert any(c.name == "after_timing" and c.passed for c in verdict.checks)
+
+
+def test_illegal_address_is_a_verdict_and_the_pool_recovers(pool):
+    task = TaskSpec.parse(str(EXAMPLES / "fused_bias_gelu.py"))
+    bad = pool.judge(task, (ROOT / "tests" / "data" / "gpu" / "illegal_address.py").read_text())
+    assert bad.verdict == "invalid" and bad.stage in ("runtime", "crash"), bad.to_json()
+    good = pool.judge(task, (EXAMPLES / "fused_bias_gelu_triton.py").read_text())
+    assert good.ok, good.to_json()
+
+
+def test_cli_judge_json_on_gpu():
+    out = subprocess.run([sys.executable, "-m", "adaexplore_core.cli", "judge", str(EXAMPLES / "fused_bias_gelu.py"),
+                          str(EXAMPLES / "fused_bias_gelu_triton.py"), "--device", "cuda", "--json"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    import json
+    data = json.loads(out.stdout)
+    assert data["verdict"] == "valid" and data["timing"]["eager_ms"] > 0
