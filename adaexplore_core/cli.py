@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--json", action="store_true", help="print exactly one JSON object")
     judge.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
     judge.add_argument("--trials", type=_trial_count, default=5, help="correctness trials (at least 5)")
-    judge.add_argument("--memory-mb", type=int, default=0,
+    judge.add_argument("--memory-mb", type=_non_negative_int, default=0,
                        help="resident memory limit of the judge worker (default: half of this machine's)")
     judge.set_defaults(func=_cmd_judge)
     return parser
@@ -86,6 +86,13 @@ def _positive_float(text: str) -> float:
     value = float(text)
     if value <= 0:
         raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (the default) or a positive number of MB")
     return value
 
 

@@ -67,6 +67,8 @@ def _compare_values(r: torch.Tensor, c: torch.Tensor, tol: Tolerance, label: str
     """Compare on the outputs' device in float64 chunks: exact for integers, tolerances for floats."""
     if r.numel() == 0:
         return None
+    if r.is_complex():                       # compare real and imaginary parts as pairs of reals
+        r, c = torch.view_as_real(r.detach().resolve_conj()), torch.view_as_real(c.detach().resolve_conj())
     r, c = r.detach().reshape(-1), c.detach().reshape(-1)
     if not (r.dtype.is_floating_point or r.dtype.is_complex):
         if torch.equal(r, c):
@@ -124,7 +126,10 @@ def mutated(inputs: list[Any], before: list[Any]) -> list[int]:
     """Indices of tensor inputs whose values changed since ``before``."""
     changed = []
     for i, (x, b) in enumerate(zip(inputs, before)):
-        if b is not None and not torch.equal(x.detach().nan_to_num(), b.nan_to_num()):
+        if b is None or torch.equal(x.detach(), b):
+            continue
+        same_nans = not x.is_floating_point() or torch.equal(torch.isnan(x.detach()), torch.isnan(b))
+        if not (same_nans and torch.equal(x.detach().nan_to_num(), b.nan_to_num())):
             changed.append(i)
     return changed
 

@@ -90,6 +90,16 @@ class Finding:
         return f"line {self.line}: {self.message}"
 
 
+def _name_value_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
+    """(name, value) for ``a = v`` and element-wise for ``a, b = v, w``."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+            and len(target.elts) == len(value.elts):
+        return [p for t, v in zip(target.elts, value.elts) for p in _name_value_pairs(t, v)]
+    return []
+
+
 class _AliasMap:
     """Maps local names to the dotted module paths they were imported as."""
 
@@ -106,15 +116,19 @@ class _AliasMap:
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for a in node.names:
                     self.names[a.asname or a.name] = f"{node.module}.{a.name}"
-        # Plain aliases of those (cuda = torch.cuda; t = cuda), followed through chains of any length.
-        assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
-                   and isinstance(n.targets[0], ast.Name)]
-        for _ in range(len(assigns) + 1):
+        # Plain aliases of those (cuda = torch.cuda; a, b = torch, 1; t: Any = cuda), through chains.
+        pairs: list[tuple[str, ast.expr]] = []
+        for n in ast.walk(tree):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) \
+                and n.value is not None else []
+            for t in targets:
+                pairs.extend(_name_value_pairs(t, n.value))
+        for _ in range(len(pairs) + 1):
             changed = False
-            for n in assigns:
-                dotted = self.dotted(n.value)
-                if dotted and self.names.get(n.targets[0].id) != dotted:
-                    self.names[n.targets[0].id] = dotted
+            for name, value in pairs:
+                dotted = self.dotted(value)
+                if dotted and self.names.get(name) != dotted:
+                    self.names[name] = dotted
                     changed = True
             if not changed:
                 break
@@ -141,9 +155,7 @@ class _AliasMap:
         return ".".join(reversed(parts))
 
     def is_module_alias(self, node: ast.AST) -> bool:
-        while isinstance(node, ast.Attribute):
-            node = node.value
-        return isinstance(node, ast.Name) and node.id in self.names
+        return self.dotted(node) is not None
 
 
 def _matches(dotted: str, prefix: str) -> bool:
@@ -189,7 +201,11 @@ class _Visitor(ast.NodeVisitor):
         f = _import_finding(module, node.lineno)
         if f is None:
             for a in node.names:
-                f = _import_finding(f"{module}.{a.name}", node.lineno) if a.name != "*" else None
+                if a.name in ESCAPE_ATTRIBUTES:      # from torch import os
+                    f = Finding(node.lineno, "import", f"import of '{module}.{a.name}' is not allowed: it "
+                                                       "reaches a module the import allowlist forbids")
+                else:
+                    f = _import_finding(f"{module}.{a.name}", node.lineno) if a.name != "*" else None
                 if f:
                     break
         if f:

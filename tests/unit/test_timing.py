@@ -1,0 +1,75 @@
+"""Pure parts of timing: quartiles and how many input sets to rotate (no GPU needed)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from adaexplore_core.judge.timing import input_set_count, quartiles
+
+GIB = 1 << 30
+
+
+def test_quartiles_single_sample():
+    assert quartiles([2.5]) == (2.5, 0.0)
+
+
+def test_quartiles_two_samples():
+    assert quartiles([1.0, 3.0]) == pytest.approx((2.0, 1.0))
+
+
+def test_quartiles_odd_count():
+    median, iqr = quartiles([5.0, 1.0, 3.0, 2.0, 4.0])        # order does not matter
+    assert median == pytest.approx(3.0)
+    assert iqr == pytest.approx(2.0)                        # q1 = 2, q3 = 4
+
+
+def test_quartiles_even_count():
+    median, iqr = quartiles([1.0, 2.0, 3.0, 4.0])
+    assert median == pytest.approx(2.5)
+    assert iqr == pytest.approx(1.5)                        # q1 = 1.75, q3 = 3.25
+
+
+def test_quartiles_robust_to_one_outlier():
+    samples = [1.0] * 20 + [1000.0]
+    median, iqr = quartiles(samples)
+    assert median == 1.0 and iqr == 0.0
+
+
+def test_quartiles_constant():
+    assert quartiles([0.7] * 9) == pytest.approx((0.7, 0.0))
+
+
+def meta(nbytes: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """A tensor of ``nbytes`` that allocates nothing."""
+    itemsize = torch.empty(0, dtype=dtype).element_size()
+    return torch.empty(nbytes // itemsize, dtype=dtype, device="meta")
+
+
+@pytest.mark.parametrize("nbytes, expected", [
+    (0, 3),
+    (1024, 3),
+    (GIB, 3),               # exactly 1 GiB: still three sets
+    (GIB + 4, 2),
+    (4 * GIB, 2),           # exactly 4 GiB: two sets
+    (4 * GIB + 4, 1),
+    (40 * GIB, 1),
+])
+def test_input_set_count_thresholds(nbytes, expected):
+    assert input_set_count([meta(nbytes)]) == expected
+
+
+def test_input_set_count_sums_tensors_and_ignores_other_values():
+    half = meta(GIB // 2 + 4)
+    assert input_set_count([half, 3, "x", None]) == 3
+    assert input_set_count([half, half, 3]) == 2
+
+
+def test_input_set_count_uses_element_size():
+    assert input_set_count([meta(GIB + 2, torch.float16)]) == 2
+    n = (GIB // 8) + 1
+    assert input_set_count([torch.empty(n, dtype=torch.float64, device="meta")]) == 2
+    assert input_set_count([torch.empty(n, dtype=torch.int8, device="meta")]) == 3
+
+
+def test_input_set_count_no_inputs():
+    assert input_set_count([]) == 3

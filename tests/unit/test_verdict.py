@@ -1,0 +1,84 @@
+"""Verdict: JSON round trip, validation of verdict and stage, failed_check."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from adaexplore_core.judge.verdict import STAGES, Check, Timing, Verdict, error, invalid
+
+
+def full_verdict() -> Verdict:
+    timing = Timing(candidate_ms=0.125, candidate_iqr_ms=0.01, eager_ms=0.5, eager_iqr_ms=0.02,
+                    compile_ms=None, compile_iqr_ms=None, speedup_vs_eager=4.0, speedup_vs_compile=None,
+                    iterations=200, input_sets=3, compile_note="torch.compile failed: X")
+    return Verdict(verdict="valid", reason="Validated", stage="ok",
+                   checks=[Check("load", True, "module imported"), Check("weights", True)],
+                   checkpoint_compatible=True, timing=timing, timing_note="", env={"device": "cuda:0", "gpu": "H"},
+                   trials=5, seconds=1.5, log_tail="")
+
+
+def test_json_round_trip_with_checks_and_timing():
+    v = full_verdict()
+    text = v.to_json()
+    back = Verdict.from_json(text)
+    assert back == v
+    assert isinstance(back.timing, Timing) and isinstance(back.checks[0], Check)
+    assert back.timing.compile_ms is None
+    assert back.to_json() == text
+
+
+def test_json_is_one_object_with_nested_plain_data():
+    data = json.loads(full_verdict().to_json())
+    assert data["timing"]["speedup_vs_eager"] == 4.0
+    assert data["checks"][1] == {"name": "weights", "passed": True, "detail": ""}
+
+
+def test_round_trip_without_timing():
+    v = invalid("correctness", "wrong", [Check("load", True), Check("values", False, "off")])
+    back = Verdict.from_json(v.to_json())
+    assert back == v and back.timing is None and back.verdict == "invalid"
+
+
+def test_round_trip_of_minimal_dict():
+    v = Verdict.from_dict({"verdict": "error", "reason": "r", "stage": "internal"})
+    assert v.checks == [] and v.timing is None and not v.ok
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"verdict": "passed", "reason": "", "stage": "ok"},
+    {"verdict": "VALID", "reason": "", "stage": "ok"},
+    {"verdict": "invalid", "reason": "", "stage": "typecheck"},
+])
+def test_invalid_values_raise(kwargs):
+    with pytest.raises(ValueError, match="unknown"):
+        Verdict(**kwargs)
+
+
+def test_invalid_values_raise_from_json_too():
+    text = json.dumps({"verdict": "valid", "reason": "", "stage": "nope"})
+    with pytest.raises(ValueError, match="unknown stage 'nope'"):
+        Verdict.from_json(text)
+
+
+def test_every_stage_accepted():
+    for stage in STAGES:
+        assert Verdict("invalid", "r", stage).stage == stage
+
+
+def test_failed_check_is_the_first_failure():
+    v = invalid("correctness", "r", [Check("load", True), Check("a", False, "1"), Check("b", False, "2")])
+    assert v.failed_check() == Check("a", False, "1")
+    assert not v.ok
+
+
+def test_failed_check_none_when_all_pass():
+    assert full_verdict().failed_check() is None
+    assert full_verdict().ok
+    assert error("reference", "broken").failed_check() is None
+
+
+def test_helpers_set_verdict_kind():
+    assert invalid("guard", "r").verdict == "invalid"
+    e = error("reference", "r", log_tail="t")
+    assert (e.verdict, e.stage, e.log_tail) == ("error", "reference", "t")
