@@ -1,0 +1,426 @@
+"""Source generation: a Plan becomes one self-contained, readable candidate file.
+
+The file keeps the reference's imports, module-level constants, helper classes and the reference class's
+constructor (renamed ModelNew, so parameter names, ``state_dict`` keys and checkpoints stay the same), and
+replaces ``forward`` with straight-line code: PyTorch calls for what stays in torch, and a launcher per
+Triton kernel. Kernels read every size at run time; an assumption about shapes is asserted.
+"""
+from __future__ import annotations
+
+import ast
+import textwrap
+from typing import Any
+
+import torch
+from torch import fx
+
+from ..base import ProposalError
+from .capture import Captured, reference_class_node
+from .ops import lit
+from .plan import Kernel, Plan, tensor_meta
+
+DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
+                 "reduction": {"BLOCK_SIZE": 2048, "num_warps": 8}}
+_DROPPED_FUNCTIONS = {"get_inputs", "get_init_inputs"}
+
+
+def render(value: Any) -> str:
+    """Python source for an fx argument."""
+    if isinstance(value, fx.Node):
+        return value.name
+    if isinstance(value, tuple):
+        inner = ", ".join(render(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(render(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{render(k)}: {render(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, slice):
+        return f"slice({render(value.start)}, {render(value.stop)}, {render(value.step)})"
+    if isinstance(value, float):
+        return lit(value)
+    if isinstance(value, torch.dtype):
+        return str(value)
+    if isinstance(value, torch.device):
+        return f"torch.device({str(value)!r})"
+    if isinstance(value, torch.memory_format):
+        return str(value)
+    if value is Ellipsis:
+        return "..."
+    if isinstance(value, (int, bool, str, type(None))):
+        return repr(value)
+    raise ProposalError(f"unsupported: cannot write the argument {value!r} ({type(value).__name__}) as source")
+
+
+def _qualified(target: Any) -> str:
+    if getattr(target, "__module__", None) in ("_operator", "operator"):
+        return f"operator.{target.__name__}"
+    if target is getattr:
+        return "getattr"
+    name = fx.node._get_qualified_name(target)
+    if not (name.startswith("torch.") or name.startswith("operator.") or name.startswith("math.")):
+        raise ProposalError(f"unsupported: the forward calls {name}, which a candidate file cannot import")
+    return name
+
+
+def _call_args(node: fx.Node, skip_first: bool = False) -> str:
+    args = list(node.args[1:] if skip_first else node.args)
+    parts = [render(a) for a in args] + [f"{k}={render(v)}" for k, v in node.kwargs.items()]
+    return ", ".join(parts)
+
+
+class SourceWriter:
+    """Builds the candidate file for one plan and kernel knobs."""
+
+    def __init__(self, captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]]) -> None:
+        self.captured = captured
+        self.plan = plan
+        self.knobs = knobs
+        self.kernel_sources: list[str] = []
+        self.needs_operator = False
+
+    # forward
+    def forward_lines(self) -> list[str]:
+        lines: list[str] = []
+        for step in self.plan.steps:
+            if isinstance(step, Kernel):
+                lines.append(self.kernel_call(step))
+            else:
+                line = self.torch_line(step)
+                if line:
+                    lines.append(line)
+        return lines
+
+    def torch_line(self, node: fx.Node) -> str | None:
+        if node.op == "placeholder":
+            return None
+        if node.op == "get_attr":
+            return f"{node.name} = self.{node.target}"
+        if node.op == "output":
+            return f"return {render(node.args[0])}"
+        if node.op == "call_module":
+            if node in self.plan.split_nodes:
+                return f"{node.name} = {self.without_bias(node)}"
+            return f"{node.name} = self.{node.target}({_call_args(node)})"
+        if node.op == "call_method":
+            return f"{node.name} = {render(node.args[0])}.{node.target}({_call_args(node, skip_first=True)})"
+        name = _qualified(node.target)
+        self.needs_operator |= name.startswith("operator.")
+        return f"{node.name} = {name}({_call_args(node)})"
+
+    def without_bias(self, node: fx.Node) -> str:
+        module = self.captured.modules[str(node.target)]
+        m = f"self.{node.target}"
+        x = render(node.args[0])
+        kind = type(module).__name__
+        if kind == "Linear":
+            return f"torch.nn.functional.linear({x}, {m}.weight)"
+        if kind.startswith("ConvTranspose"):
+            return (f"torch.nn.functional.conv_transpose{kind[-2]}d({x}, {m}.weight, None, {m}.stride, {m}.padding, "
+                    f"{m}.output_padding, {m}.groups, {m}.dilation)")
+        return f"torch.nn.functional.conv{kind[-2]}d({x}, {m}.weight, None, {m}.stride, {m}.padding, {m}.dilation, " \
+               f"{m}.groups)"
+
+    def kernel_call(self, kernel: Kernel) -> str:
+        knobs = {**DEFAULT_KNOBS[kernel.kind], **self.knobs.get(kernel.index, {})}
+        if kernel.kind == "pointwise":
+            source, args = pointwise_kernel(kernel, self.plan, knobs)
+        else:
+            source, args = reduction_kernel(kernel, self.plan, knobs)
+        self.kernel_sources.append(source)
+        targets = ", ".join(n.name for n in kernel.outputs)
+        return f"{targets} = {kernel.name}({', '.join(args)})"
+
+    # the whole file
+    def write(self) -> str:
+        forward = self.forward_lines()
+        placeholders = [n for n in self.captured.graph_module.graph.nodes if n.op == "placeholder"]
+        params = ", ".join(["self"] + [p.name + (f"={render(p.args[0])}" if p.args else "") for p in placeholders])
+        forward_src = f"def forward({params}):\n" + textwrap.indent("\n".join(forward), "    ")
+        imports, body = self.module_without_reference(forward_src)
+        header = ["import torch", "import triton", "import triton.language as tl"]
+        if self.needs_operator:
+            header.append("import operator")
+        header += [line for line in imports if line not in header]
+        kernels = "\n\n\n".join(self.kernel_sources)
+        return "\n".join(header) + f"\n\n\n{kernels}\n\n\n{body}\n"
+
+    def module_without_reference(self, forward_src: str) -> tuple[list[str], str]:
+        """(import lines, body): the reference module with ModelNew in place of the reference class.
+
+        Constants and helper definitions stay (the constructor may use them); get_inputs/get_init_inputs and
+        top-level statements with effects go."""
+        tree = ast.parse(self.captured.source)
+        class_name = self.captured.spec.class_name
+        reference_class_node(self.captured.source, class_name)   # raises if missing
+        imports: list[str] = []
+        blocks: list[list[str]] = []             # definitions apart, consecutive constants together
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                imports.append(ast.unparse(node))
+            elif isinstance(node, ast.ClassDef) and node.name == class_name:
+                blocks.append([self.model_new(node, forward_src)])
+            elif isinstance(node, ast.FunctionDef) and node.name in _DROPPED_FUNCTIONS:
+                continue
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                blocks.append([ast.unparse(node)])
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                if blocks and blocks[-1] and blocks[-1][-1].split("\n")[0].split(" ")[0] not in ("class", "def"):
+                    blocks[-1].append(ast.unparse(node))
+                else:
+                    blocks.append([ast.unparse(node)])
+        return imports, "\n\n\n".join("\n".join(b) for b in blocks)
+
+    def model_new(self, cls: ast.ClassDef, forward_src: str) -> str:
+        class_name = cls.name
+        cls = ast.parse(ast.unparse(cls)).body[0]
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Name) and node.id == class_name:
+                node.id = "ModelNew"
+        cls.name = "ModelNew"
+        cls.body = [n for n in cls.body if not (isinstance(n, ast.FunctionDef) and n.name == "forward")]
+        cls.body.append(ast.parse(forward_src).body[0])
+        doc = ast.Expr(ast.Constant(f"{class_name} with its forward rewritten to Triton kernels by the AdaExplore "
+                                    "built-in proposer (same constructor, same state_dict)."))
+        if cls.body and isinstance(cls.body[0], ast.Expr) and isinstance(getattr(cls.body[0], "value", None),
+                                                                          ast.Constant):
+            cls.body[0] = doc
+        else:
+            cls.body.insert(0, doc)
+        return ast.unparse(ast.fix_missing_locations(cls))
+
+
+def _shape(node: fx.Node) -> tuple[int, ...]:
+    return tuple(tensor_meta(node).shape)
+
+
+def _describe(node: fx.Node, plan: Plan) -> str:
+    op = plan.ops[node]
+    args = ", ".join(a.name if isinstance(a, fx.Node) else render(a) for a in op.tensor_args)
+    return f"{node.name} = {op.name}({args})"
+
+
+def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
+    """The kernel and launcher text, and the launcher's call arguments."""
+    out_shape = _shape(kernel.outputs[0])
+    rank = len(out_shape)
+    name = kernel.name
+    tensors: list[tuple[str, str, bool]] = []      # (kernel arg, launcher expression, full-shaped)
+    value_of: dict[fx.Node, str] = {}
+    load_lines: list[str] = []
+    for node in kernel.inputs:
+        i = len(tensors)
+        tensors.append((f"in{i}", node.name, _shape(node) == out_shape))
+        value_of[node] = f"in{i}"
+        if node in kernel.split_bias:           # the linear/conv ran without its bias: add it here
+            tensors.append((f"in{i + 1}", kernel.split_bias[node], False))
+            value_of[node] = f"(in{i} + in{i + 1})"
+    broadcast = [t for t in tensors if not t[2]]
+    for arg, _, full in tensors:
+        where = "offs" if full else " + ".join(f"i{d} * {arg}_s{d}" for d in range(rank)) or "0"
+        load_lines.append(f"{arg} = tl.load({arg}_ptr + {where}, mask=mask, other=0.0).to(tl.float32)")
+    body: list[str] = []
+    for node in kernel.nodes:
+        op = plan.ops[node]
+        operands = [value_of[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
+        var = f"v_{node.name}"
+        body.append(f"{var} = {op.expr(*operands)}")
+        value_of[node] = var
+    stores = [f"tl.store(out{i}_ptr + offs, {value_of[n]}.to(out{i}_ptr.dtype.element_ty), mask=mask)"
+              for i, n in enumerate(kernel.outputs)]
+    index = []
+    if broadcast and rank:
+        index.append("rem = offs")
+        for d in range(rank - 1, 0, -1):
+            index += [f"i{d} = rem % size{d}", f"rem = rem // size{d}"]
+        index.append("i0 = rem")
+    size_params = [f"size{d}" for d in range(1, rank)]
+    stride_params = [f"{arg}_s{d}" for arg, _, full in broadcast for d in range(rank)]
+    params = [f"{a}_ptr" for a, _, _ in tensors] + [f"out{i}_ptr" for i in range(len(kernel.outputs))] + \
+        ["n_elements"] + (size_params if broadcast else []) + stride_params + ["BLOCK_SIZE: tl.constexpr"]
+    comment = "\n".join(f"    # {_describe(n, plan)}" for n in kernel.nodes)
+    kernel_src = (
+        "@triton.jit\n"
+        f"def {name}_kernel({', '.join(params)}):\n"
+        f"{comment}\n"
+        "    offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
+        "    mask = offs < n_elements\n"
+        + "".join(f"    {line}\n" for line in index + load_lines + body + stores)
+    )
+    launcher_params = [f"a{i}" for i in range(len(tensors))]
+    first_full = next((i for i, t in enumerate(tensors) if t[2]), None)
+    shapes = ", ".join(f"a{i}.shape" for i in range(len(tensors)))
+    dtypes = [str(tensor_meta(n).dtype) for n in kernel.outputs]
+    device = f"a{first_full if first_full is not None else 0}.device"
+    launcher = [f"def {name}({', '.join(launcher_params)}):",
+                f"    shape = torch.broadcast_shapes({shapes})",
+                f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
+    for i, (_, _, full) in enumerate(tensors):
+        if full:
+            launcher.append(f"    assert a{i}.shape == shape, 'input {i} must have the full output shape'")
+            launcher.append(f"    a{i} = a{i}.contiguous()")
+    outs = [f"out{i}" for i in range(len(kernel.outputs))]
+    for o, dt in zip(outs, dtypes):
+        launcher.append(f"    {o} = torch.empty(shape, device={device}, dtype={dt})")
+    call_args = launcher_params + outs + ["n_elements"]
+    if broadcast:
+        call_args += [f"*shape[1:]"]
+        for i, (_, _, full) in enumerate(tensors):
+            if not full:
+                call_args.append(f"*a{i}.expand(shape).stride()")
+    launcher += [
+        f"    n_elements = out0.numel()",
+        f"    grid = (triton.cdiv(n_elements, {knobs['BLOCK_SIZE']}),)",
+        f"    {name}_kernel[grid]({', '.join(call_args)}, BLOCK_SIZE={knobs['BLOCK_SIZE']}, "
+        f"num_warps={knobs['num_warps']})",
+        f"    return {', '.join(outs)}",
+    ]
+    return kernel_src + "\n\n" + "\n".join(launcher), [t[1] for t in tensors]
+
+
+_REDUCTION_BODIES = {
+    # one program per row of n_cols contiguous elements; fp32 accumulation in BLOCK_SIZE lanes
+    "sum": ("acc = tl.zeros([BLOCK_SIZE], tl.float32)\n"
+            "for start in range(0, n_cols, BLOCK_SIZE):\n"
+            "    x = tl.load(x_row + start + offs, mask=start + offs < n_cols, other=0.0).to(tl.float32)\n"
+            "    acc += x\n"
+            "tl.store(out_ptr + row, tl.sum(acc, axis=0))"),
+    "mean": ("acc = tl.zeros([BLOCK_SIZE], tl.float32)\n"
+             "for start in range(0, n_cols, BLOCK_SIZE):\n"
+             "    x = tl.load(x_row + start + offs, mask=start + offs < n_cols, other=0.0).to(tl.float32)\n"
+             "    acc += x\n"
+             "tl.store(out_ptr + row, tl.sum(acc, axis=0) / n_cols)"),
+    "amax": ("acc = tl.full([BLOCK_SIZE], float('-inf'), tl.float32)\n"
+             "for start in range(0, n_cols, BLOCK_SIZE):\n"
+             "    x = tl.load(x_row + start + offs, mask=start + offs < n_cols, other=float('-inf')).to(tl.float32)\n"
+             "    acc = tl.maximum(acc, x)\n"
+             "tl.store(out_ptr + row, tl.max(acc, axis=0))"),
+    "amin": ("acc = tl.full([BLOCK_SIZE], float('inf'), tl.float32)\n"
+             "for start in range(0, n_cols, BLOCK_SIZE):\n"
+             "    x = tl.load(x_row + start + offs, mask=start + offs < n_cols, other=float('inf')).to(tl.float32)\n"
+             "    acc = tl.minimum(acc, x)\n"
+             "tl.store(out_ptr + row, tl.min(acc, axis=0))"),
+}
+_ONLINE_MAX_SUM = (
+    "m = tl.full([BLOCK_SIZE], float('-inf'), tl.float32)   # running max per lane\n"
+    "s = tl.zeros([BLOCK_SIZE], tl.float32)                  # running sum of exp(x - m) per lane\n"
+    "for start in range(0, n_cols, BLOCK_SIZE):\n"
+    "    mask = start + offs < n_cols\n"
+    "    x = tl.load(x_row + start + offs, mask=mask, other=float('-inf')).to(tl.float32)\n"
+    "    m_new = tl.maximum(m, x)\n"
+    "    s = s * tl.exp(tl.where(m == m_new, 0.0, m - m_new)) + tl.where(mask, tl.exp(x - m_new), 0.0)\n"
+    "    m = m_new\n"
+    "row_max = tl.max(m, axis=0)\n"
+    "row_sum = tl.sum(s * tl.exp(tl.where(m == float('-inf'), float('-inf'), m - row_max)), axis=0)\n"
+)
+_REDUCTION_BODIES["logsumexp"] = _ONLINE_MAX_SUM + "tl.store(out_ptr + row, row_max + tl.log(row_sum))"
+_ROW_WRITE = (
+    "for start in range(0, n_cols, BLOCK_SIZE):\n"
+    "    mask = start + offs < n_cols\n"
+    "    x = tl.load(x_row + start + offs, mask=mask, other=0.0).to(tl.float32)\n"
+    "    tl.store(out_row + start + offs, ({value}).to(out_ptr.dtype.element_ty), mask=mask)"
+)
+_REDUCTION_BODIES["softmax"] = _ONLINE_MAX_SUM + "inv = 1.0 / row_sum\n" + \
+    _ROW_WRITE.format(value="tl.exp(x - row_max) * inv")
+_REDUCTION_BODIES["log_softmax"] = _ONLINE_MAX_SUM + "log_sum = tl.log(row_sum)\n" + \
+    _ROW_WRITE.format(value="x - row_max - log_sum")
+_REDUCTION_BODIES["layer_norm"] = (
+    "acc = tl.zeros([BLOCK_SIZE], tl.float32)\n"
+    "for start in range(0, n_cols, BLOCK_SIZE):\n"
+    "    acc += tl.load(x_row + start + offs, mask=start + offs < n_cols, other=0.0).to(tl.float32)\n"
+    "mean = tl.sum(acc, axis=0) / n_cols\n"
+    "acc = tl.zeros([BLOCK_SIZE], tl.float32)   # second pass: variance around the mean (no cancellation)\n"
+    "for start in range(0, n_cols, BLOCK_SIZE):\n"
+    "    mask = start + offs < n_cols\n"
+    "    x = tl.load(x_row + start + offs, mask=mask, other=0.0).to(tl.float32)\n"
+    "    acc += tl.where(mask, (x - mean) * (x - mean), 0.0)\n"
+    "rstd = 1.0 / tl.sqrt(tl.sum(acc, axis=0) / n_cols + eps)\n"
+    + _ROW_WRITE.format(value="(x - mean) * rstd * {weight} + {bias}")
+)
+_FULL_OUTPUT = {"softmax", "log_softmax", "layer_norm"}
+
+
+def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
+    node = kernel.nodes[0]
+    op = plan.ops[node]
+    x = next(a for a in op.tensor_args if isinstance(a, fx.Node))
+    rank = len(_shape(x))
+    name = kernel.name
+    kind = op.reduction
+    if kind == "layer_norm":
+        dims = tuple(range(rank - len(op.dim), rank))
+    else:
+        raw = op.dim if isinstance(op.dim, (tuple, list)) else (op.dim,)
+        dims = tuple(sorted({int(d) % rank for d in raw})) if rank else ()
+    keep = [d for d in range(rank) if d not in dims]
+    perm = keep + list(dims)
+    body = _REDUCTION_BODIES[kind]
+    params = ["x_ptr", "out_ptr", "n_cols"]
+    args = [x.name]
+    launcher_extra: list[str] = []
+    if kind == "layer_norm":
+        weight, bias = _layer_norm_affine(op, plan)
+        body = body.replace("{weight}", "tl.load(w_ptr + start + offs, mask=mask, other=0.0)" if weight else "1.0")
+        body = body.replace("{bias}", "tl.load(b_ptr + start + offs, mask=mask, other=0.0)" if bias else "0.0")
+        for p, expr in (("w_ptr", weight), ("b_ptr", bias)):
+            if expr:
+                params.append(p)
+                args.append(expr)
+                launcher_extra.append(p)
+        params.append("eps")
+    params.append("BLOCK_SIZE: tl.constexpr")
+    kernel_src = (
+        "@triton.jit\n"
+        f"def {name}_kernel({', '.join(params)}):\n"
+        f"    # {_describe(node, plan)} over dims {list(dims)}: one program per row of n_cols elements\n"
+        "    row = tl.program_id(0).to(tl.int64)\n"
+        "    x_row = x_ptr + row * n_cols\n"
+        + ("    out_row = out_ptr + row * n_cols\n" if kind in _FULL_OUTPUT else "")
+        + "    offs = tl.arange(0, BLOCK_SIZE)\n"
+        + textwrap.indent(body, "    ") + "\n"
+    )
+    lp = ["x"] + [p.replace("_ptr", "") for p in launcher_extra]
+    identity_perm = perm == list(range(rank))
+    lines = [f"def {name}({', '.join(lp)}):",
+             f"    assert x.dim() == {rank}, 'rank differs from the traced model'",
+             f"    xt = x{'' if identity_perm else f'.permute({perm})'}.contiguous()",
+             f"    n_cols = {' * '.join(f'x.shape[{d}]' for d in dims) or '1'}",
+             "    n_rows = xt.numel() // max(n_cols, 1)"]
+    out_dtype = str(tensor_meta(node).dtype)
+    if kind in _FULL_OUTPUT:
+        lines.append(f"    out = torch.empty(xt.shape, device=x.device, dtype={out_dtype})")
+    else:
+        lines.append(f"    out = torch.empty(n_rows, device=x.device, dtype={out_dtype})")
+    call = ["xt", "out", "n_cols"] + [f"{p}.contiguous().reshape(-1)" for p in lp[1:]]
+    if kind == "layer_norm":
+        call.append(lit(op.extra.get("eps", 1e-5)))
+    lines.append(f"    block = min({knobs['BLOCK_SIZE']}, triton.next_power_of_2(max(n_cols, 1)))")
+    lines.append(f"    {name}_kernel[(n_rows,)]({', '.join(call)}, BLOCK_SIZE=block, num_warps={knobs['num_warps']})")
+    if kind in _FULL_OUTPUT:
+        inverse = [perm.index(d) for d in range(rank)]
+        lines.append("    return out" + ("" if identity_perm else f".permute({inverse})"))
+    else:
+        kept = [f"x.shape[{d}]" for d in keep]
+        if op.keepdim:
+            kept = [f"x.shape[{d}]" if d in keep else "1" for d in range(rank)]
+        lines.append(f"    return out.reshape({'(' + ', '.join(kept) + (',)' if len(kept) == 1 else ')') if kept else '()'})")
+    return kernel_src + "\n\n" + "\n".join(lines), args
+
+
+def _layer_norm_affine(op: Any, plan: Plan) -> tuple[str | None, str | None]:
+    if "module" in op.extra:
+        m = f"self.{op.extra['module']}"
+        return (f"{m}.weight" if op.extra["affine"] else None,
+                f"{m}.bias" if op.extra["affine"] and op.extra["has_bias"] else None)
+    w, b = op.extra.get("weight"), op.extra.get("bias")
+    return (render(w) if w is not None else None, render(b) if b is not None else None)
+
+
+def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | None = None) -> str:
+    """The candidate source for ``plan`` with per-kernel ``knobs`` (kernel index -> knob values)."""
+    if not plan.kernels:
+        ops = sorted({op.name for op in plan.ops.values()})
+        raise ProposalError("unsupported: nothing to fuse; the module's ops (" + ", ".join(ops) + ") have no "
+                            "Triton template in the built-in proposer yet")
+    return SourceWriter(captured, plan, knobs or {}).write()
+

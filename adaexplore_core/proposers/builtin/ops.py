@@ -1,0 +1,300 @@
+"""What the built-in proposer knows about PyTorch ops: pointwise ops as Triton expressions, and reductions.
+
+``classify(node, modules)`` turns an fx node into an ``Op``: kind "pointwise" (with a function that builds
+a Triton expression from operand expressions), "reduction" (row-wise kernels), or "torch" (kept as a
+PyTorch call). Every Triton expression computes in float32.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+import torch.nn.functional as F
+from torch import fx, nn
+
+Expr = Callable[..., str]     # operand expressions (strings) -> expression string
+
+
+@dataclass
+class Op:
+    kind: str                       # "pointwise" | "reduction" | "torch"
+    name: str                       # short name used in kernel names and comments
+    tensor_args: list[Any] = field(default_factory=list)   # fx nodes or constants, in expression order
+    expr: Expr | None = None        # pointwise only
+    reduction: str = ""             # reduction only: softmax, log_softmax, sum, mean, amax, amin, logsumexp, layer_norm
+    dim: Any = None                 # reduction dims (int or tuple), normalized to non-negative later
+    keepdim: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def lit(value: float) -> str:
+    """A float literal Triton accepts (inf and nan spelled out)."""
+    value = float(value)
+    if math.isinf(value):
+        return "float('inf')" if value > 0 else "float('-inf')"
+    if math.isnan(value):
+        return "float('nan')"
+    return repr(value)
+
+
+def _sigmoid(x: str) -> str:
+    return f"(1.0 / (1.0 + tl.exp(-({x}))))"
+
+
+def _tanh(x: str) -> str:
+    # sign(x) * (1 - e^(-2|x|)) / (1 + e^(-2|x|)): exact in float32 for small and large |x|
+    e = f"tl.exp(-2.0 * tl.abs({x}))"
+    return f"tl.where({x} >= 0, 1.0, -1.0) * ((1.0 - {e}) / (1.0 + {e}))"
+
+
+def _softplus(x: str, beta: float = 1.0, threshold: float = 20.0) -> str:
+    bx = f"({lit(beta)} * ({x}))"
+    return f"tl.where({bx} > {lit(threshold)}, {x}, tl.log(1.0 + tl.exp(tl.minimum({bx}, {lit(threshold)}))) / {lit(beta)})"
+
+
+def _gelu(x: str, approximate: str = "none") -> str:
+    if approximate == "tanh":
+        inner = f"(0.7978845608028654 * (({x}) + 0.044715 * ({x}) * ({x}) * ({x})))"
+        return f"(0.5 * ({x}) * (1.0 + {_tanh(inner)}))"
+    return f"(0.5 * ({x}) * (1.0 + tl.math.erf(({x}) * 0.7071067811865476)))"
+
+
+def _elu(x: str, alpha: float = 1.0, scale: float = 1.0) -> str:
+    return f"({lit(scale)} * tl.where({x} > 0, {x}, {lit(alpha)} * (tl.exp({x}) - 1.0)))"
+
+
+def _clamp(x: str, lo: Any = None, hi: Any = None) -> str:
+    out = x
+    if lo is not None:
+        out = f"tl.maximum({out}, {lo})"
+    if hi is not None:
+        out = f"tl.minimum({out}, {hi})"
+    return out
+
+
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+# name -> expression over tensor operands; parameters come from the node (see _pointwise_from_call)
+UNARY: dict[str, Expr] = {
+    "relu": lambda x: f"tl.maximum({x}, 0.0)",
+    "relu6": lambda x: f"tl.minimum(tl.maximum({x}, 0.0), 6.0)",
+    "sigmoid": _sigmoid,
+    "tanh": _tanh,
+    "silu": lambda x: f"(({x}) * {_sigmoid(x)})",
+    "mish": lambda x: f"(({x}) * {_tanh(_softplus(x))})",
+    "hardswish": lambda x: f"(({x}) * tl.minimum(tl.maximum(({x}) + 3.0, 0.0), 6.0) / 6.0)",
+    "hardsigmoid": lambda x: f"(tl.minimum(tl.maximum(({x}) + 3.0, 0.0), 6.0) / 6.0)",
+    "selu": lambda x: _elu(x, SELU_ALPHA, SELU_SCALE),
+    "exp": lambda x: f"tl.exp({x})",
+    "log": lambda x: f"tl.log({x})",
+    "sqrt": lambda x: f"tl.sqrt({x})",
+    "rsqrt": lambda x: f"tl.rsqrt({x})",
+    "abs": lambda x: f"tl.abs({x})",
+    "neg": lambda x: f"(-({x}))",
+    "square": lambda x: f"(({x}) * ({x}))",
+    "reciprocal": lambda x: f"(1.0 / ({x}))",
+    "erf": lambda x: f"tl.math.erf({x})",
+    "floor": lambda x: f"tl.floor({x})",
+    "ceil": lambda x: f"tl.ceil({x})",
+    "sin": lambda x: f"tl.sin({x})",
+    "cos": lambda x: f"tl.cos({x})",
+    "identity": lambda x: x,
+}
+BINARY: dict[str, Expr] = {
+    "add": lambda a, b: f"(({a}) + ({b}))",
+    "sub": lambda a, b: f"(({a}) - ({b}))",
+    "mul": lambda a, b: f"(({a}) * ({b}))",
+    "div": lambda a, b: f"(({a}) / ({b}))",
+    "maximum": lambda a, b: f"tl.maximum({a}, {b})",
+    "minimum": lambda a, b: f"tl.minimum({a}, {b})",
+}
+
+_FUNCTION_NAMES: dict[Any, str] = {
+    operator.add: "add", operator.iadd: "add", torch.add: "add",
+    operator.sub: "sub", operator.isub: "sub", torch.sub: "sub", torch.subtract: "sub",
+    operator.mul: "mul", operator.imul: "mul", torch.mul: "mul", torch.multiply: "mul",
+    operator.truediv: "div", operator.itruediv: "div", torch.div: "div", torch.true_divide: "div",
+    operator.neg: "neg", torch.neg: "neg",
+    torch.relu: "relu", F.relu: "relu", F.relu6: "relu6", torch.sigmoid: "sigmoid", F.sigmoid: "sigmoid",
+    torch.tanh: "tanh", F.tanh: "tanh", F.silu: "silu", F.mish: "mish", F.hardswish: "hardswish",
+    F.hardsigmoid: "hardsigmoid", F.selu: "selu", torch.selu: "selu", torch.exp: "exp", torch.log: "log",
+    torch.sqrt: "sqrt", torch.rsqrt: "rsqrt", torch.abs: "abs", torch.square: "square",
+    torch.reciprocal: "reciprocal", torch.erf: "erf", torch.floor: "floor", torch.ceil: "ceil",
+    torch.sin: "sin", torch.cos: "cos",
+    torch.maximum: "maximum", torch.minimum: "minimum",
+    F.gelu: "gelu", F.leaky_relu: "leaky_relu", F.hardtanh: "hardtanh", F.softplus: "softplus", F.elu: "elu",
+    torch.clamp: "clamp", torch.clip: "clamp", torch.clamp_min: "clamp_min", torch.clamp_max: "clamp_max",
+    torch.where: "where", torch.pow: "pow", operator.pow: "pow",
+    F.dropout: "dropout",
+    torch.softmax: "softmax", F.softmax: "softmax", torch.log_softmax: "log_softmax",
+    F.log_softmax: "log_softmax", torch.sum: "sum", torch.mean: "mean", torch.amax: "amax",
+    torch.amin: "amin", torch.logsumexp: "logsumexp", F.layer_norm: "layer_norm",
+    torch.max: "max", torch.min: "min",
+}
+_METHOD_NAMES = {
+    "add": "add", "sub": "sub", "mul": "mul", "div": "div", "neg": "neg", "relu": "relu",
+    "sigmoid": "sigmoid", "tanh": "tanh", "exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt",
+    "abs": "abs", "square": "square", "reciprocal": "reciprocal", "clamp": "clamp", "clip": "clamp",
+    "clamp_min": "clamp_min", "clamp_max": "clamp_max", "pow": "pow", "erf": "erf", "floor": "floor",
+    "ceil": "ceil", "sin": "sin", "cos": "cos", "maximum": "maximum", "minimum": "minimum",
+    "softmax": "softmax", "log_softmax": "log_softmax", "sum": "sum", "mean": "mean", "amax": "amax",
+    "amin": "amin", "logsumexp": "logsumexp", "max": "max", "min": "min",
+}
+_MODULE_NAMES = {
+    nn.ReLU: "relu", nn.ReLU6: "relu6", nn.Sigmoid: "sigmoid", nn.Tanh: "tanh", nn.SiLU: "silu",
+    nn.Mish: "mish", nn.Hardswish: "hardswish", nn.Hardsigmoid: "hardsigmoid", nn.SELU: "selu",
+    nn.GELU: "gelu", nn.LeakyReLU: "leaky_relu", nn.Hardtanh: "hardtanh", nn.Softplus: "softplus",
+    nn.ELU: "elu", nn.Identity: "identity", nn.Dropout: "dropout", nn.Softmax: "softmax",
+    nn.LogSoftmax: "log_softmax", nn.LayerNorm: "layer_norm",
+}
+REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "logsumexp", "layer_norm"}
+
+
+def _arg(node: fx.Node, index: int, name: str, default: Any = None) -> Any:
+    if name in node.kwargs:
+        return node.kwargs[name]
+    return node.args[index] if len(node.args) > index else default
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float, bool)) and not isinstance(value, fx.Node)
+
+
+def _scalar_or_none(value: Any) -> bool:
+    return value is None or _is_scalar(value)
+
+
+def torch_op(name: str) -> Op:
+    return Op(kind="torch", name=name)
+
+
+def classify(node: fx.Node, modules: dict[str, nn.Module]) -> Op:
+    """What to do with one call node; ``torch`` when no Triton template applies."""
+    if node.op == "call_module":
+        module = modules[str(node.target)]
+        name = _MODULE_NAMES.get(type(module))
+        if name is None:
+            return torch_op(type(module).__name__.lower())
+        return _from_module(node, module, name)
+    if node.op == "call_function":
+        name = _FUNCTION_NAMES.get(node.target)
+    elif node.op == "call_method":
+        name = _METHOD_NAMES.get(str(node.target))
+    else:
+        return torch_op(node.op)
+    if name is None:
+        return torch_op(getattr(node.target, "__name__", str(node.target)))
+    return _from_call(node, name)
+
+
+def _from_module(node: fx.Node, module: nn.Module, name: str) -> Op:
+    x = node.args[0] if node.args else None
+    if name == "dropout":
+        return Op("pointwise", "identity", [x], UNARY["identity"]) if (not module.training or module.p == 0) \
+            else torch_op("dropout")
+    if name in UNARY:
+        return Op("pointwise", name, [x], UNARY[name])
+    if name == "gelu":
+        return Op("pointwise", name, [x], lambda a, ap=module.approximate: _gelu(a, ap))
+    if name == "leaky_relu":
+        s = lit(module.negative_slope)
+        return Op("pointwise", name, [x], lambda a: f"tl.where({a} > 0, {a}, {a} * {s})")
+    if name == "hardtanh":
+        return Op("pointwise", name, [x], lambda a: _clamp(a, lit(module.min_val), lit(module.max_val)))
+    if name == "softplus":
+        return Op("pointwise", name, [x], lambda a: _softplus(a, module.beta, module.threshold))
+    if name == "elu":
+        return Op("pointwise", name, [x], lambda a: _elu(a, module.alpha))
+    if name in ("softmax", "log_softmax"):
+        return Op("reduction", name, [x], reduction=name, dim=module.dim)
+    if name == "layer_norm":
+        return Op("reduction", name, [x], reduction=name, dim=tuple(module.normalized_shape),
+                  extra={"eps": module.eps, "affine": module.elementwise_affine,
+                         "has_bias": module.bias is not None, "module": str(node.target)})
+    return torch_op(name)
+
+
+def _from_call(node: fx.Node, name: str) -> Op:
+    args = node.args
+    x = args[0] if args else node.kwargs.get("input")
+    if name in UNARY:
+        if len(args) > 1 or set(node.kwargs) - {"inplace"}:
+            return torch_op(name)
+        return Op("pointwise", name, [x], UNARY[name])
+    if name in ("add", "sub") and len(args) == 2 and "alpha" not in node.kwargs:
+        return _binary(name, args[0], args[1])
+    if name in ("mul", "maximum", "minimum") and len(args) == 2 and not node.kwargs:
+        return _binary(name, args[0], args[1])
+    if name == "div" and len(args) == 2 and node.kwargs.get("rounding_mode") is None:
+        return _binary(name, args[0], args[1])
+    if name == "gelu":
+        return Op("pointwise", name, [x], lambda a, ap=_arg(node, 1, "approximate", "none"): _gelu(a, ap))
+    if name == "leaky_relu":
+        s = lit(_arg(node, 1, "negative_slope", 0.01))
+        return Op("pointwise", name, [x], lambda a: f"tl.where({a} > 0, {a}, {a} * {s})")
+    if name == "hardtanh":
+        lo, hi = lit(_arg(node, 1, "min_val", -1.0)), lit(_arg(node, 2, "max_val", 1.0))
+        return Op("pointwise", name, [x], lambda a: _clamp(a, lo, hi))
+    if name == "softplus":
+        beta, threshold = _arg(node, 1, "beta", 1.0), _arg(node, 2, "threshold", 20.0)
+        return Op("pointwise", name, [x], lambda a: _softplus(a, beta, threshold))
+    if name == "elu":
+        return Op("pointwise", name, [x], lambda a, al=_arg(node, 1, "alpha", 1.0): _elu(a, al))
+    if name in ("clamp", "clamp_min", "clamp_max"):
+        lo = _arg(node, 1, "min") if name != "clamp_max" else None
+        hi = _arg(node, 2 if name == "clamp" else 1, "max") if name != "clamp_min" else None
+        if not (_scalar_or_none(lo) and _scalar_or_none(hi)) or (lo is None and hi is None):
+            return torch_op(name)
+        lo_s = lit(lo) if lo is not None else None
+        hi_s = lit(hi) if hi is not None else None
+        return Op("pointwise", "clamp", [x], lambda a: _clamp(a, lo_s, hi_s))
+    if name == "pow":
+        exponent = _arg(node, 1, "exponent")
+        if isinstance(x, fx.Node) and exponent in (2, 2.0):
+            return Op("pointwise", "square", [x], UNARY["square"])
+        if isinstance(x, fx.Node) and exponent in (0.5,):
+            return Op("pointwise", "sqrt", [x], UNARY["sqrt"])
+        if isinstance(x, fx.Node) and exponent in (3, 3.0):
+            return Op("pointwise", "cube", [x], lambda a: f"(({a}) * ({a}) * ({a}))")
+        return torch_op(name)
+    if name == "where" and len(args) == 3:
+        return Op("pointwise", "where", list(args), lambda c, a, b: f"tl.where(({c}) != 0, {a}, {b})")
+    if name == "dropout":
+        p, training = _arg(node, 1, "p", 0.5), _arg(node, 2, "training", True)
+        return Op("pointwise", "identity", [x], UNARY["identity"]) if (p == 0 or training is False) \
+            else torch_op("dropout")
+    if name in ("max", "min"):
+        if len(args) == 2 and isinstance(args[1], fx.Node) and not node.kwargs:   # elementwise with a tensor
+            return _binary("maximum" if name == "max" else "minimum", args[0], args[1])
+        return torch_op(name)      # values+indices or a global reduction: left to torch
+    if name in REDUCTIONS:
+        return _reduction(node, name, x)
+    return torch_op(name)
+
+
+def _binary(name: str, a: Any, b: Any) -> Op:
+    if not (isinstance(a, fx.Node) or _is_scalar(a)) or not (isinstance(b, fx.Node) or _is_scalar(b)):
+        return torch_op(name)
+    return Op("pointwise", name, [a, b], BINARY[name])
+
+
+def _reduction(node: fx.Node, name: str, x: Any) -> Op:
+    if name in ("softmax", "log_softmax"):
+        dim = _arg(node, 1, "dim")
+        if dim is None or _arg(node, 2, "dtype") is not None or _arg(node, 3, "_stacklevel") not in (None, 3):
+            return torch_op(name)
+        return Op("reduction", name, [x], reduction=name, dim=dim)
+    if name == "layer_norm":
+        shape = _arg(node, 1, "normalized_shape")
+        weight, bias, eps = _arg(node, 2, "weight"), _arg(node, 3, "bias"), _arg(node, 4, "eps", 1e-5)
+        return Op("reduction", name, [x], reduction=name, dim=tuple(shape),
+                  extra={"eps": eps, "weight": weight, "bias": bias})
+    dim = _arg(node, 1, "dim")
+    keepdim = bool(_arg(node, 2, "keepdim", False))
+    if dim is None or _arg(node, 3, "dtype") is not None or (node.kwargs.keys() - {"dim", "keepdim"}):
+        return torch_op(name)
+    return Op("reduction", name, [x], reduction=name, dim=tuple(dim) if isinstance(dim, (list, tuple)) else dim,
+              keepdim=keepdim)

@@ -1,0 +1,198 @@
+"""Fusion planning over a captured fx graph: which nodes become which Triton kernel, and in what order.
+
+Pointwise ops of one shape are fused into one kernel (inputs of other shapes broadcast into it); each
+supported reduction is a kernel of its own; everything else stays a PyTorch call. ``PlanOptions`` are the
+structural choices a large search step varies; kernel knobs (block size, warps) are what small steps tune.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any
+
+from torch import fx, nn
+from torch.fx.passes.shape_prop import TensorMetadata
+
+from .ops import Op, classify
+
+BIAS_SPLIT_MODULES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d,
+                      nn.ConvTranspose3d)
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """Structural choices. ``fuse``: fuse pointwise chains (else one kernel per op); ``split_bias``: run a
+    linear/conv without its bias and add the bias inside the following fused kernel."""
+
+    fuse: bool = True
+    split_bias: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"fuse": self.fuse, "split_bias": self.split_bias}
+
+
+@dataclass(eq=False)          # identity semantics: kernels are graph units, hashed by identity
+class Kernel:
+    kind: str                                  # "pointwise" | "reduction"
+    nodes: list[fx.Node]                       # members, in graph order
+    index: int = 0
+    inputs: list[fx.Node] = field(default_factory=list)     # external tensor inputs, in first-use order
+    outputs: list[fx.Node] = field(default_factory=list)    # members whose values are needed outside
+    split_bias: dict[fx.Node, str] = field(default_factory=dict)   # input node -> bias expression to add
+
+    @property
+    def name(self) -> str:
+        names: list[str] = []
+        for n in self.nodes:
+            base = n.name.rstrip("0123456789").rstrip("_") or n.name
+            if base not in names:
+                names.append(base)
+        return "_".join(names[:4]) + f"_{self.index}"
+
+
+@dataclass
+class Plan:
+    steps: list[fx.Node | Kernel]              # in execution order
+    kernels: list[Kernel]
+    ops: dict[fx.Node, Op]
+    options: PlanOptions
+    split_nodes: set[fx.Node] = field(default_factory=set)   # linear/conv nodes emitted without their bias
+
+
+def tensor_meta(node: Any) -> TensorMetadata | None:
+    meta = node.meta.get("tensor_meta") if isinstance(node, fx.Node) else None
+    return meta if isinstance(meta, TensorMetadata) else None
+
+
+def _fusable(node: fx.Node, op: Op) -> bool:
+    """A pointwise op on tensors with known float metadata (python-valued inputs stay in torch)."""
+    meta = tensor_meta(node)
+    if op.kind != "pointwise" or meta is None or not meta.dtype.is_floating_point:
+        return False
+    return all(tensor_meta(a) is not None for a in op.tensor_args if isinstance(a, fx.Node))
+
+
+def _reducible(node: fx.Node, op: Op) -> bool:
+    meta = tensor_meta(node)
+    inputs = [a for a in op.tensor_args if isinstance(a, fx.Node)]
+    return (op.kind == "reduction" and meta is not None and meta.dtype.is_floating_point and len(inputs) == 1
+            and tensor_meta(inputs[0]) is not None)
+
+
+def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
+              options: PlanOptions = PlanOptions()) -> Plan:
+    nodes = list(graph_module.graph.nodes)
+    position = {n: i for i, n in enumerate(nodes)}
+    ops: dict[fx.Node, Op] = {}
+    kernels: list[Kernel] = []
+    kernel_of: dict[fx.Node, Kernel] = {}
+    depends: dict[fx.Node, set[int]] = {}      # kernels a node's value depends on, transitively
+
+    def deps_through(a: fx.Node) -> set[int]:
+        d = set(depends.get(a, ()))
+        if a in kernel_of:
+            d.add(id(kernel_of[a]))
+        return d
+
+    for n in nodes:
+        inputs = [a for a in n.all_input_nodes]
+        depends[n] = set().union(*(deps_through(a) for a in inputs)) if inputs else set()
+        if n.op not in ("call_function", "call_method", "call_module"):
+            continue
+        op = ops[n] = classify(n, modules)
+        if _reducible(n, op):
+            k = Kernel("reduction", [n])
+            kernels.append(k)
+            kernel_of[n] = k
+            continue
+        if not _fusable(n, op):
+            continue
+        shape = tuple(tensor_meta(n).shape)
+        target = None
+        if options.fuse:
+            for a in op.tensor_args:
+                k = kernel_of.get(a) if isinstance(a, fx.Node) else None
+                if k is None or k.kind != "pointwise" or tuple(tensor_meta(k.nodes[0]).shape) != shape:
+                    continue
+                outside = [b for b in inputs if kernel_of.get(b) is not k]
+                if any(id(k) in deps_through(b) for b in outside):
+                    continue                   # would make a cycle: k feeds one of n's other inputs
+                target = k
+                break
+        if target is None:
+            target = Kernel("pointwise", [])
+            kernels.append(target)
+        target.nodes.append(n)
+        kernel_of[n] = target
+
+    for i, k in enumerate(kernels):
+        k.index = i
+        members = set(k.nodes)
+        for n in k.nodes:
+            for a in n.all_input_nodes:
+                if a not in members and a not in k.inputs:
+                    k.inputs.append(a)
+        k.outputs = [n for n in k.nodes if any(u not in members for u in n.users)]
+
+    plan = Plan(steps=_schedule(nodes, position, kernel_of), kernels=kernels, ops=ops, options=options)
+    if options.split_bias:
+        _split_biases(plan, modules, kernel_of)
+    return plan
+
+
+def _schedule(nodes: list[fx.Node], position: dict[fx.Node, int], kernel_of: dict[fx.Node, Kernel]
+              ) -> list[fx.Node | Kernel]:
+    """Topological order of the condensed graph (kernels as single units), stable by first appearance."""
+    unit_of = {n: kernel_of.get(n, n) for n in nodes}
+    units: list[fx.Node | Kernel] = []
+    for n in nodes:
+        if unit_of[n] not in units:
+            units.append(unit_of[n])
+    first = {u: min(position[m] for m in (u.nodes if isinstance(u, Kernel) else [u])) for u in units}
+    preds: dict[int, set[int]] = {id(u): set() for u in units}
+    by_id = {id(u): u for u in units}
+    for n in nodes:
+        for a in n.all_input_nodes:
+            if unit_of[a] is not unit_of[n]:
+                preds[id(unit_of[n])].add(id(unit_of[a]))
+    succs: dict[int, set[int]] = {id(u): set() for u in units}
+    for u, ps in preds.items():
+        for p in ps:
+            succs[p].add(u)
+    ready = [(first[u], id(u)) for u in units if not preds[id(u)]]
+    heapq.heapify(ready)
+    order: list[fx.Node | Kernel] = []
+    while ready:
+        _, uid = heapq.heappop(ready)
+        order.append(by_id[uid])
+        for s in succs[uid]:
+            preds[s].discard(uid)
+            if not preds[s]:
+                heapq.heappush(ready, (first[by_id[s]], s))
+    if len(order) != len(units):
+        raise AssertionError("fusion plan has a cycle")     # prevented by the dependency check above
+    return order
+
+
+def _split_biases(plan: Plan, modules: dict[str, nn.Module], kernel_of: dict[fx.Node, Kernel]) -> None:
+    """Linear/conv nodes whose only users sit in one pointwise kernel: add their bias inside that kernel."""
+    for node, op in plan.ops.items():
+        if node.op != "call_module":
+            continue
+        module = modules[str(node.target)]
+        if not isinstance(module, BIAS_SPLIT_MODULES) or module.bias is None:
+            continue
+        if isinstance(module, (nn.Conv1d, nn.Conv2d, nn.Conv3d)) and module.padding_mode != "zeros":
+            continue
+        users = list(node.users)
+        kernel = kernel_of.get(users[0]) if users else None
+        if kernel is None or kernel.kind != "pointwise" or any(kernel_of.get(u) is not kernel for u in users):
+            continue
+        meta = tensor_meta(node)
+        if meta is None:
+            continue
+        bias = f"self.{node.target}.bias"
+        if not isinstance(module, nn.Linear):
+            bias += ".view(-1" + ", 1" * (len(meta.shape) - 2) + ")"
+        kernel.split_bias[node] = bias
+        plan.split_nodes.add(node)
