@@ -20,7 +20,7 @@ from .ops import lit
 from .plan import Kernel, Plan, tensor_meta
 
 DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
-                 "reduction": {"BLOCK_SIZE": 2048, "num_warps": 8}}
+                 "reduction": {"BLOCK_SIZE": 2048, "num_warps": 8, "TILE": 4096}}
 _DROPPED_FUNCTIONS = {"get_inputs", "get_init_inputs"}
 
 
@@ -95,7 +95,7 @@ class SourceWriter:
         if node.op == "placeholder":
             return None
         if node.op == "get_attr":
-            return f"{node.name} = self.{node.target}"
+            return f"{node.name} = {self.attribute(node)}"
         if node.op == "output":
             return f"return {render(node.args[0])}"
         if node.op == "call_module":
@@ -107,6 +107,17 @@ class SourceWriter:
         name = _qualified(node.target)
         self.needs_operator |= name.startswith("operator.")
         return f"{node.name} = {name}({_call_args(node)})"
+
+    def attribute(self, node: fx.Node) -> str:
+        """``self.<path>`` for the module's own attributes; a literal for constants fx lifted out of forward."""
+        target = str(node.target)
+        if not target.startswith("_tensor_constant"):
+            return f"self.{target}"
+        value = getattr(self.captured.graph_module, target)
+        if not isinstance(value, torch.Tensor) or value.numel() > 64 or value.device.type == "meta":
+            raise ProposalError("unsupported: the forward creates a tensor constant the proposer cannot copy "
+                                f"({target})")
+        return f"torch.tensor({value.tolist()!r}, dtype={value.dtype})"
 
     def without_bias(self, node: fx.Node) -> str:
         module = self.captured.modules[str(node.target)]
@@ -259,6 +270,8 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         if full:
             launcher.append(f"    assert a{i}.shape == shape, 'input {i} must have the full output shape'")
             launcher.append(f"    a{i} = a{i}.contiguous()")
+        elif i != first_full:
+            launcher.append(f"    a{i} = a{i}.to({device})   # constants made in forward live on the CPU")
     outs = [f"out{i}" for i in range(len(kernel.outputs))]
     for o, dt in zip(outs, dtypes):
         launcher.append(f"    {o} = torch.empty(shape, device={device}, dtype={dt})")
@@ -340,7 +353,34 @@ _REDUCTION_BODIES["layer_norm"] = (
 _FULL_OUTPUT = {"softmax", "log_softmax", "layer_norm"}
 
 
+# Short rows: a [BLOCK_ROWS, BLOCK_COLS] tile per program, the whole row in registers, one read.
+_TILE_BODIES = {
+    "sum": ("x = tl.load(ptrs, mask=mask, other=0.0).to(tl.float32)", "tl.sum(x, axis=1)"),
+    "mean": ("x = tl.load(ptrs, mask=mask, other=0.0).to(tl.float32)", "tl.sum(x, axis=1) / n_cols"),
+    "amax": ("x = tl.load(ptrs, mask=mask, other=float('-inf')).to(tl.float32)", "tl.max(x, axis=1)"),
+    "amin": ("x = tl.load(ptrs, mask=mask, other=float('inf')).to(tl.float32)", "tl.min(x, axis=1)"),
+}
+_TILE_EXP = ("x = tl.load(ptrs, mask=mask, other=float('-inf')).to(tl.float32)\n"
+             "m = tl.max(x, axis=1)\n"
+             "m = tl.where(m == float('-inf'), 0.0, m)   # rows of -inf (and padding rows) stay finite\n"
+             "e = tl.exp(x - m[:, None])\n"
+             "s = tl.sum(e, axis=1)\n")
+_TILE_BODIES["logsumexp"] = (_TILE_EXP, "m + tl.log(s)")
+_TILE_FULL = {
+    "softmax": _TILE_EXP + "y = e / s[:, None]",
+    "log_softmax": _TILE_EXP + "y = x - m[:, None] - tl.log(s)[:, None]",
+    "layer_norm": ("x = tl.load(ptrs, mask=mask, other=0.0).to(tl.float32)\n"
+                   "mean = tl.sum(x, axis=1) / n_cols\n"
+                   "d = tl.where(mask, x - mean[:, None], 0.0)\n"
+                   "rstd = 1.0 / tl.sqrt(tl.sum(d * d, axis=1) / n_cols + eps)\n"
+                   "y = d * rstd[:, None] * {weight} + {bias}"),
+}
+TILE_MAX_COLS = 1024       # rows up to this length use the tile kernel
+
+
 def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
+    """A looped kernel (one program per row, any length) and a tile kernel (many short rows per program);
+    the launcher picks by the row length at run time."""
     node = kernel.nodes[0]
     op = plan.ops[node]
     x = next(a for a in op.tensor_args if isinstance(a, fx.Node))
@@ -354,57 +394,87 @@ def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         dims = tuple(sorted({int(d) % rank for d in raw})) if rank else ()
     keep = [d for d in range(rank) if d not in dims]
     perm = keep + list(dims)
-    body = _REDUCTION_BODIES[kind]
-    params = ["x_ptr", "out_ptr", "n_cols"]
+    full = kind in _FULL_OUTPUT
+    loop_body = _REDUCTION_BODIES[kind]
+    tile_body = _TILE_FULL[kind] if full else _TILE_BODIES[kind][0]
+    extra_params: list[str] = []
     args = [x.name]
-    launcher_extra: list[str] = []
     if kind == "layer_norm":
         weight, bias = _layer_norm_affine(op, plan)
-        body = body.replace("{weight}", "tl.load(w_ptr + start + offs, mask=mask, other=0.0)" if weight else "1.0")
-        body = body.replace("{bias}", "tl.load(b_ptr + start + offs, mask=mask, other=0.0)" if bias else "0.0")
+        loop_body = loop_body.replace("{weight}", "tl.load(w_ptr + start + offs, mask=mask, other=0.0)"
+                                      if weight else "1.0")
+        loop_body = loop_body.replace("{bias}", "tl.load(b_ptr + start + offs, mask=mask, other=0.0)"
+                                      if bias else "0.0")
+        tile_body = tile_body.replace("{weight}", "tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0)[None, :]"
+                                      if weight else "1.0")
+        tile_body = tile_body.replace("{bias}", "tl.load(b_ptr + cols, mask=cols < n_cols, other=0.0)[None, :]"
+                                      if bias else "0.0")
         for p, expr in (("w_ptr", weight), ("b_ptr", bias)):
             if expr:
-                params.append(p)
+                extra_params.append(p)
                 args.append(expr)
-                launcher_extra.append(p)
-        params.append("eps")
-    params.append("BLOCK_SIZE: tl.constexpr")
-    kernel_src = (
+        extra_params.append("eps")
+    if full:
+        tile_store = "tl.store(out_ptr + offs2d, y.to(out_ptr.dtype.element_ty), mask=mask)"
+    else:
+        tile_store = (f"tl.store(out_ptr + rows, ({_TILE_BODIES[kind][1]}).to(out_ptr.dtype.element_ty), "
+                      "mask=rows < n_rows)")
+    what = f"{_describe(node, plan)} over dims {list(dims)}"
+    loop_src = (
         "@triton.jit\n"
-        f"def {name}_kernel({', '.join(params)}):\n"
-        f"    # {_describe(node, plan)} over dims {list(dims)}: one program per row of n_cols elements\n"
+        f"def {name}_kernel({', '.join(['x_ptr', 'out_ptr', 'n_cols'] + extra_params)}, BLOCK_SIZE: tl.constexpr):\n"
+        f"    # {what}: one program per row of n_cols elements, BLOCK_SIZE at a time\n"
         "    row = tl.program_id(0).to(tl.int64)\n"
         "    x_row = x_ptr + row * n_cols\n"
-        + ("    out_row = out_ptr + row * n_cols\n" if kind in _FULL_OUTPUT else "")
+        + ("    out_row = out_ptr + row * n_cols\n" if full else "")
         + "    offs = tl.arange(0, BLOCK_SIZE)\n"
-        + textwrap.indent(body, "    ") + "\n"
+        + textwrap.indent(loop_body, "    ") + "\n"
     )
-    lp = ["x"] + [p.replace("_ptr", "") for p in launcher_extra]
+    tile_src = (
+        "@triton.jit\n"
+        f"def {name}_rows_kernel({', '.join(['x_ptr', 'out_ptr', 'n_rows', 'n_cols'] + extra_params)}, "
+        "BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):\n"
+        f"    # {what}: BLOCK_ROWS whole rows per program (n_cols <= BLOCK_COLS)\n"
+        "    rows = tl.program_id(0).to(tl.int64) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)\n"
+        "    cols = tl.arange(0, BLOCK_COLS)\n"
+        "    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)\n"
+        "    offs2d = rows[:, None] * n_cols + cols[None, :]\n"
+        "    ptrs = x_ptr + offs2d\n"
+        + textwrap.indent(tile_body, "    ") + "\n"
+        f"    {tile_store}\n"
+    )
+    lp = ["x"] + [p.replace("_ptr", "") for p in extra_params if p.endswith("_ptr")]
     identity_perm = perm == list(range(rank))
+    out_dtype = str(tensor_meta(node).dtype)
+    out_shape = "xt.shape" if full else "n_rows"
+    tensors_after = [f"{p}.contiguous().reshape(-1)" for p in lp[1:]] + \
+        ([lit(op.extra.get("eps", 1e-5))] if kind == "layer_norm" else [])
+    tail = (", " + ", ".join(tensors_after)) if tensors_after else ""
     lines = [f"def {name}({', '.join(lp)}):",
              f"    assert x.dim() == {rank}, 'rank differs from the traced model'",
              f"    xt = x{'' if identity_perm else f'.permute({perm})'}.contiguous()",
              f"    n_cols = {' * '.join(f'x.shape[{d}]' for d in dims) or '1'}",
-             "    n_rows = xt.numel() // max(n_cols, 1)"]
-    out_dtype = str(tensor_meta(node).dtype)
-    if kind in _FULL_OUTPUT:
-        lines.append(f"    out = torch.empty(xt.shape, device=x.device, dtype={out_dtype})")
-    else:
-        lines.append(f"    out = torch.empty(n_rows, device=x.device, dtype={out_dtype})")
-    call = ["xt", "out", "n_cols"] + [f"{p}.contiguous().reshape(-1)" for p in lp[1:]]
-    if kind == "layer_norm":
-        call.append(lit(op.extra.get("eps", 1e-5)))
-    lines.append(f"    block = min({knobs['BLOCK_SIZE']}, triton.next_power_of_2(max(n_cols, 1)))")
-    lines.append(f"    {name}_kernel[(n_rows,)]({', '.join(call)}, BLOCK_SIZE=block, num_warps={knobs['num_warps']})")
-    if kind in _FULL_OUTPUT:
+             "    n_rows = xt.numel() // max(n_cols, 1)",
+             f"    out = torch.empty({out_shape}, device=x.device, dtype={out_dtype})",
+             f"    if n_cols <= {TILE_MAX_COLS}:",
+             "        block_cols = triton.next_power_of_2(max(n_cols, 1))",
+             f"        block_rows = max(1, min(64, {knobs['TILE']} // block_cols))",
+             f"        grid = (triton.cdiv(n_rows, block_rows),)",
+             f"        {name}_rows_kernel[grid](xt, out, n_rows, n_cols{tail}, BLOCK_ROWS=block_rows, "
+             f"BLOCK_COLS=block_cols, num_warps={knobs['num_warps']})",
+             "    else:",
+             f"        block = min({knobs['BLOCK_SIZE']}, triton.next_power_of_2(n_cols))",
+             f"        {name}_kernel[(n_rows,)](xt, out, n_cols{tail}, BLOCK_SIZE=block, num_warps={knobs['num_warps']})"]
+    if full:
         inverse = [perm.index(d) for d in range(rank)]
         lines.append("    return out" + ("" if identity_perm else f".permute({inverse})"))
     else:
         kept = [f"x.shape[{d}]" for d in keep]
         if op.keepdim:
             kept = [f"x.shape[{d}]" if d in keep else "1" for d in range(rank)]
-        lines.append(f"    return out.reshape({'(' + ', '.join(kept) + (',)' if len(kept) == 1 else ')') if kept else '()'})")
-    return kernel_src + "\n\n" + "\n".join(lines), args
+        shape = "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
+        lines.append(f"    return out.reshape({shape})")
+    return loop_src + "\n\n" + tile_src + "\n\n" + "\n".join(lines), args
 
 
 def _layer_norm_affine(op: Any, plan: Plan) -> tuple[str | None, str | None]:

@@ -36,18 +36,18 @@ class Kernel:
     kind: str                                  # "pointwise" | "reduction"
     nodes: list[fx.Node]                       # members, in graph order
     index: int = 0
+    name: str = ""                             # launcher name; the kernel is name + "_kernel"
     inputs: list[fx.Node] = field(default_factory=list)     # external tensor inputs, in first-use order
     outputs: list[fx.Node] = field(default_factory=list)    # members whose values are needed outside
     split_bias: dict[fx.Node, str] = field(default_factory=dict)   # input node -> bias expression to add
 
-    @property
-    def name(self) -> str:
+    def base_name(self) -> str:
         names: list[str] = []
         for n in self.nodes:
             base = n.name.rstrip("0123456789").rstrip("_") or n.name
             if base not in names:
                 names.append(base)
-        return "_".join(names[:4]) + f"_{self.index}"
+        return "_".join(names[:4])
 
 
 @dataclass
@@ -125,8 +125,13 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         target.nodes.append(n)
         kernel_of[n] = target
 
+    taken = {n.name for n in nodes}
     for i, k in enumerate(kernels):
         k.index = i
+        k.name = f"{k.base_name()}_{i}"
+        while k.name in taken or k.name + "_kernel" in taken:     # never shadow a value of the forward
+            k.name = "triton_" + k.name
+        taken.add(k.name)
         members = set(k.nodes)
         for n in k.nodes:
             for a in n.all_input_nodes:

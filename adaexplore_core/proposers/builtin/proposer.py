@@ -18,7 +18,8 @@ from .plan import Plan, PlanOptions, make_plan
 
 KNOB_CHOICES = {
     "pointwise": {"BLOCK_SIZE": [256, 512, 1024, 2048, 4096], "num_warps": [2, 4, 8]},
-    "reduction": {"BLOCK_SIZE": [512, 1024, 2048, 4096, 8192], "num_warps": [2, 4, 8, 16]},
+    "reduction": {"BLOCK_SIZE": [512, 1024, 2048, 4096, 8192], "num_warps": [2, 4, 8, 16],
+                  "TILE": [1024, 2048, 4096, 8192]},
 }
 PLAN_VARIANTS = (PlanOptions(fuse=True, split_bias=False), PlanOptions(fuse=True, split_bias=True),
                  PlanOptions(fuse=False, split_bias=False))
