@@ -1,4 +1,4 @@
-"""The ``adaexplore`` command line. Subcommands: judge."""
+"""The ``adaexplore`` command line. Subcommands: judge, propose."""
 from __future__ import annotations
 
 import argparse
@@ -62,6 +62,45 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     return 0 if verdict.ok else 1
 
 
+def _cmd_propose(args: argparse.Namespace) -> int:
+    from .proposers.base import ProposalError, ProposalRequest
+    from .proposers.builtin.proposer import BuiltinProposer
+
+    try:
+        task = TaskSpec.parse(args.reference)
+        devices = resolve_devices(args.device)
+        proposals = BuiltinProposer().initial(ProposalRequest(task=task, seed=args.seed), args.n * 2)
+    except (TaskError, DeviceError, ProposalError) as e:
+        print(f"adaexplore propose: {e}", file=sys.stderr)
+        return 2
+    out = Path(args.out or Path("adaexplore-candidates") / Path(task.path).stem)
+    out.mkdir(parents=True, exist_ok=True)
+    config = JudgeConfig(devices=devices, workers_per_device=2 if devices == ("cpu",) else 1,
+                         timeout_s=args.timeout)
+    written = 0
+    with JudgePool(config) as pool:
+        futures = [(p, pool.submit(task, p.source)) for p in proposals]
+        for proposal, future in futures:
+            verdict = future.result()
+            if not verdict.ok:
+                print(f"  rejected: {proposal.description}\n    {verdict.reason}", file=sys.stderr)
+                continue
+            if written == args.n:
+                continue
+            written += 1
+            path = out / f"candidate_{written:02d}.py"
+            path.write_text(f"# AdaExplore built-in candidate: {proposal.description}\n"
+                            f"# Judge: {verdict.reason}\n{proposal.source}", encoding="utf-8")
+            timing = verdict.timing
+            speed = f"{timing.speedup_vs_eager:.2f}x vs eager" if timing else "validated, not timed (no GPU)"
+            print(f"{path}: {speed}\n    {proposal.description}")
+    if not written:
+        print("adaexplore propose: no candidate passed the judge (see the reasons above)", file=sys.stderr)
+        return 1
+    print(f"{written} validated candidate(s) in {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="adaexplore", description="Validated Triton replacements for PyTorch "
                                                                      "modules.")
@@ -79,7 +118,27 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--memory-mb", type=_non_negative_int, default=0,
                        help="resident memory limit of the judge worker (default: half of this machine's)")
     judge.set_defaults(func=_cmd_judge)
+
+    propose = sub.add_parser("propose", help="write validated candidates from the built-in proposer",
+                             description="Capture REFERENCE's forward, generate up to N distinct Triton candidates "
+                                         "with the built-in (offline) proposer, judge each, and write the valid "
+                                         "ones to --out. Exit status 2 when the module is unsupported, 1 when no "
+                                         "candidate passed.")
+    propose.add_argument("reference", help="reference file in KernelBench format, or FILE.py::ClassName")
+    propose.add_argument("--out", help="folder for the candidates (default: adaexplore-candidates/<file stem>)")
+    propose.add_argument("--n", type=_positive_int, default=4, help="how many candidates at most (default 4)")
+    propose.add_argument("--device", default="auto", help="auto (default), cpu, cuda or cuda:N")
+    propose.add_argument("--seed", type=int, default=0, help="seed for knob choices (deterministic)")
+    propose.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
+    propose.set_defaults(func=_cmd_propose)
     return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be a positive whole number")
+    return value
 
 
 def _positive_float(text: str) -> float:
