@@ -153,6 +153,8 @@ class SourceWriter:
         if self.needs_operator:
             header.append("import operator")
         header += [line for line in imports if line not in header]
+        if any(k.kind == "pointwise" for k in self.plan.kernels):
+            self.kernel_sources.insert(0, LAYOUT_HELPERS.strip())
         kernels = "\n\n\n".join(self.kernel_sources)
         return "\n".join(header) + f"\n\n\n{kernels}\n\n\n{body}\n"
 
@@ -211,24 +213,65 @@ def _describe(node: fx.Node, plan: Plan) -> str:
     return f"{node.name} = {op.name}({args})"
 
 
+LAYOUT_HELPERS = '''
+def memory_order(t):
+    """t's dims from outermost to innermost in memory when t is dense (no gaps, no overlap); else None."""
+    order = sorted(range(t.dim()), key=lambda d: (-t.stride(d), -t.shape[d]))
+    expected = 1
+    for d in reversed(order):
+        if t.shape[d] != 1 and t.stride(d) != expected:
+            return None
+        expected *= t.shape[d]
+    return order
+
+
+def inner_sizes(shape, order):
+    """For each dim, the product of the sizes of the dims stored inside it (its step in a flat index)."""
+    inner, step = [1] * len(shape), 1
+    for d in reversed(order):
+        inner[d] = step
+        step *= shape[d]
+    return inner
+'''
+
+
+def _aligned(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
+    return (1,) * (rank - len(shape)) + tuple(shape)
+
+
 def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
-    """The kernel and launcher text, and the launcher's call arguments."""
+    """The kernel and launcher text, and the launcher's call arguments.
+
+    The kernel walks the output in the memory order of the first full-shaped input (so channels-last or
+    transposed tensors are not copied); other inputs broadcast into it through their strides, and only
+    along the dims where the traced model had them vary (the launcher asserts the rest are broadcast)."""
     out_shape = _shape(kernel.outputs[0])
     rank = len(out_shape)
     name = kernel.name
-    tensors: list[tuple[str, str, bool]] = []      # (kernel arg, launcher expression, full-shaped)
+    tensors: list[tuple[str, str, tuple[int, ...]]] = []      # (kernel arg, launcher expression, traced shape)
     value_of: dict[fx.Node, str] = {}
-    load_lines: list[str] = []
     for node in kernel.inputs:
         i = len(tensors)
-        tensors.append((f"in{i}", node.name, _shape(node) == out_shape))
+        tensors.append((f"in{i}", node.name, _shape(node)))
         value_of[node] = f"in{i}"
         if node in kernel.split_bias:           # the linear/conv ran without its bias: add it here
-            tensors.append((f"in{i + 1}", kernel.split_bias[node], False))
+            bias_shape = (out_shape[-1],) if kernel.split_bias[node].endswith(".bias") else \
+                (out_shape[1],) + (1,) * (rank - 2)
+            tensors.append((f"in{i + 1}", kernel.split_bias[node], bias_shape))
             value_of[node] = f"(in{i} + in{i + 1})"
-    broadcast = [t for t in tensors if not t[2]]
-    for arg, _, full in tensors:
-        where = "offs" if full else " + ".join(f"i{d} * {arg}_s{d}" for d in range(rank)) or "0"
+    full = [t[2] == out_shape for t in tensors]
+    varying = {i: [d for d, size in enumerate(_aligned(t[2], rank)) if size == out_shape[d] and size > 1]
+               for i, t in enumerate(tensors) if not full[i]}
+    skipped = {i: [d for d, size in enumerate(_aligned(tensors[i][2], rank)) if size == 1 and out_shape[d] > 1]
+               for i in varying}
+    dims = sorted({d for ds in varying.values() for d in ds})
+    index = [f"i{d} = offs // inner{d}" + (f" % size{d}" if d else "") for d in dims]
+    load_lines = []
+    for i, (arg, _, _) in enumerate(tensors):
+        if not full[i] and not varying[i]:         # one value for the whole output (a scalar tensor)
+            load_lines.append(f"{arg} = tl.load({arg}_ptr).to(tl.float32)")
+            continue
+        where = "offs" if full[i] else " + ".join(f"i{d} * {arg}_s{d}" for d in varying[i])
         load_lines.append(f"{arg} = tl.load({arg}_ptr + {where}, mask=mask, other=0.0).to(tl.float32)")
     body: list[str] = []
     for node in kernel.nodes:
@@ -239,16 +282,9 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         value_of[node] = var
     stores = [f"tl.store(out{i}_ptr + offs, {value_of[n]}.to(out{i}_ptr.dtype.element_ty), mask=mask)"
               for i, n in enumerate(kernel.outputs)]
-    index = []
-    if broadcast and rank:
-        index.append("rem = offs")
-        for d in range(rank - 1, 0, -1):
-            index += [f"i{d} = rem % size{d}", f"rem = rem // size{d}"]
-        index.append("i0 = rem")
-    size_params = [f"size{d}" for d in range(1, rank)]
-    stride_params = [f"{arg}_s{d}" for arg, _, full in broadcast for d in range(rank)]
-    params = [f"{a}_ptr" for a, _, _ in tensors] + [f"out{i}_ptr" for i in range(len(kernel.outputs))] + \
-        ["n_elements"] + (size_params if broadcast else []) + stride_params + ["BLOCK_SIZE: tl.constexpr"]
+    params = [f"{t[0]}_ptr" for t in tensors] + [f"out{i}_ptr" for i in range(len(kernel.outputs))] + \
+        ["n_elements"] + [p for d in dims for p in (f"inner{d}", f"size{d}")] + \
+        [f"{tensors[i][0]}_s{d}" for i in varying for d in varying[i]] + ["BLOCK_SIZE: tl.constexpr"]
     comment = "\n".join(f"    # {_describe(n, plan)}" for n in kernel.nodes)
     kernel_src = (
         "@triton.jit\n"
@@ -258,35 +294,39 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         "    mask = offs < n_elements\n"
         + "".join(f"    {line}\n" for line in index + load_lines + body + stores)
     )
-    launcher_params = [f"a{i}" for i in range(len(tensors))]
-    first_full = next((i for i, t in enumerate(tensors) if t[2]), None)
-    shapes = ", ".join(f"a{i}.shape" for i in range(len(tensors)))
-    dtypes = [str(tensor_meta(n).dtype) for n in kernel.outputs]
+    a = [f"a{i}" for i in range(len(tensors))]
+    first_full = full.index(True) if any(full) else None
     device = f"a{first_full if first_full is not None else 0}.device"
-    launcher = [f"def {name}({', '.join(launcher_params)}):",
-                f"    shape = torch.broadcast_shapes({shapes})",
+    launcher = [f"def {name}({', '.join(a)}):",
+                f"    shape = torch.broadcast_shapes({', '.join(x + '.shape' for x in a)})",
                 f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
-    for i, (_, _, full) in enumerate(tensors):
-        if full:
+    if first_full is not None:
+        launcher.append(f"    order = memory_order(a{first_full}) or list(range({rank}))   # keep its layout")
+    else:
+        launcher.append(f"    order = list(range({rank}))")
+    for i in range(len(tensors)):
+        if full[i]:
             launcher.append(f"    assert a{i}.shape == shape, 'input {i} must have the full output shape'")
-            launcher.append(f"    a{i} = a{i}.contiguous()")
-        elif i != first_full:
-            launcher.append(f"    a{i} = a{i}.to({device})   # constants made in forward live on the CPU")
+            launcher.append(f"    a{i} = a{i}.permute(order).contiguous()   # no copy when already in that layout")
+        else:
+            launcher.append(f"    a{i} = a{i}.to({device})")
+            launcher.append(f"    s{i} = a{i}.expand(shape).stride()")
+            if skipped[i]:
+                cond = " and ".join(f"s{i}[{d}] == 0" for d in skipped[i])
+                launcher.append(f"    assert {cond}, 'input {i} must broadcast as in the traced model'")
+    launcher.append("    inner = inner_sizes(shape, order)")
     outs = [f"out{i}" for i in range(len(kernel.outputs))]
-    for o, dt in zip(outs, dtypes):
-        launcher.append(f"    {o} = torch.empty(shape, device={device}, dtype={dt})")
-    call_args = launcher_params + outs + ["n_elements"]
-    if broadcast:
-        call_args += [f"*shape[1:]"]
-        for i, (_, _, full) in enumerate(tensors):
-            if not full:
-                call_args.append(f"*a{i}.expand(shape).stride()")
+    for o, n in zip(outs, kernel.outputs):
+        launcher.append(f"    {o} = torch.empty([shape[d] for d in order], device={device}, "
+                        f"dtype={tensor_meta(n).dtype})")
+    call_args = a + outs + ["out0.numel()"] + [x for d in dims for x in (f"inner[{d}]", f"shape[{d}]")] + \
+        [f"s{i}[{d}]" for i in varying for d in varying[i]]
+    inverse = "[order.index(d) for d in range(len(order))]"
     launcher += [
-        f"    n_elements = out0.numel()",
-        f"    grid = (triton.cdiv(n_elements, {knobs['BLOCK_SIZE']}),)",
+        f"    grid = (triton.cdiv(out0.numel(), {knobs['BLOCK_SIZE']}),)",
         f"    {name}_kernel[grid]({', '.join(call_args)}, BLOCK_SIZE={knobs['BLOCK_SIZE']}, "
         f"num_warps={knobs['num_warps']})",
-        f"    return {', '.join(outs)}",
+        f"    return {', '.join(o + '.permute(' + inverse + ')' for o in outs)}",
     ]
     return kernel_src + "\n\n" + "\n".join(launcher), [t[1] for t in tensors]
 
