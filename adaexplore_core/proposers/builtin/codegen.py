@@ -418,20 +418,60 @@ _TILE_FULL = {
 TILE_MAX_COLS = 1024       # rows up to this length use the tile kernel
 
 
+# Reduced dims in the middle (softmax over channels of NCHW): x seen as (outer, n_red, n_inner), columns of
+# BLOCK_INNER contiguous inner positions per program, a loop over the n_red rows: no transpose copy.
+_MID_ONLINE = (
+    "m = tl.full([BLOCK_INNER], float('-inf'), tl.float32)\n"
+    "s = tl.zeros([BLOCK_INNER], tl.float32)\n"
+    "for r in range(0, n_red):\n"
+    "    x = tl.load(x_base + r * n_inner, mask=cmask, other=0.0).to(tl.float32)\n"
+    "    m_new = tl.maximum(m, x)\n"
+    "    s = s * tl.exp(m - m_new) + tl.exp(x - m_new)\n"
+    "    m = m_new\n"
+)
+_MID_WRITE = (
+    "for r in range(0, n_red):\n"
+    "    x = tl.load(x_base + r * n_inner, mask=cmask, other=0.0).to(tl.float32)\n"
+    "    tl.store(out_base + r * n_inner, ({value}).to(out_ptr.dtype.element_ty), mask=cmask)"
+)
+_MID_ACCUMULATE = (
+    "acc = tl.full([BLOCK_INNER], {init}, tl.float32)\n"
+    "for r in range(0, n_red):\n"
+    "    x = tl.load(x_base + r * n_inner, mask=cmask, other=0.0).to(tl.float32)\n"
+    "    acc = {update}\n"
+    "tl.store(out_ptr + outer * n_inner + cols, ({result}).to(out_ptr.dtype.element_ty), mask=cmask)"
+)
+_MID_BODIES = {
+    "sum": _MID_ACCUMULATE.format(init="0.0", update="acc + x", result="acc"),
+    "mean": _MID_ACCUMULATE.format(init="0.0", update="acc + x", result="acc / n_red"),
+    "amax": _MID_ACCUMULATE.format(init="float('-inf')", update="tl.maximum(acc, x)", result="acc"),
+    "amin": _MID_ACCUMULATE.format(init="float('inf')", update="tl.minimum(acc, x)", result="acc"),
+    "logsumexp": _MID_ONLINE + "tl.store(out_ptr + outer * n_inner + cols, (m + tl.log(s)).to("
+                               "out_ptr.dtype.element_ty), mask=cmask)",
+    "softmax": _MID_ONLINE + "inv = 1.0 / s\n" + _MID_WRITE.format(value="tl.exp(x - m) * inv"),
+    "log_softmax": _MID_ONLINE + "log_s = tl.log(s)\n" + _MID_WRITE.format(value="x - m - log_s"),
+}
+
+
+def _reduced_dims(op: Any, rank: int) -> tuple[int, ...]:
+    if op.reduction == "layer_norm":
+        return tuple(range(rank - len(op.dim), rank))
+    raw = op.dim if isinstance(op.dim, (tuple, list)) else (op.dim,)
+    return tuple(sorted({int(d) % rank for d in raw})) if rank else ()
+
+
 def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
-    """A looped kernel (one program per row, any length) and a tile kernel (many short rows per program);
-    the launcher picks by the row length at run time."""
+    """Reduced dims in the middle: one strided kernel. Otherwise a looped kernel (one program per row, any
+    length) and a tile kernel (many short rows per program), picked by the row length at run time."""
     node = kernel.nodes[0]
     op = plan.ops[node]
     x = next(a for a in op.tensor_args if isinstance(a, fx.Node))
     rank = len(_shape(x))
     name = kernel.name
     kind = op.reduction
-    if kind == "layer_norm":
-        dims = tuple(range(rank - len(op.dim), rank))
-    else:
-        raw = op.dim if isinstance(op.dim, (tuple, list)) else (op.dim,)
-        dims = tuple(sorted({int(d) % rank for d in raw})) if rank else ()
+    dims = _reduced_dims(op, rank)
+    if kind in _MID_BODIES and dims and dims[-1] < rank - 1 and list(dims) == list(range(dims[0], dims[-1] + 1)):
+        return middle_reduction_kernel(kernel, plan, knobs, dims)
     keep = [d for d in range(rank) if d not in dims]
     perm = keep + list(dims)
     full = kind in _FULL_OUTPUT
@@ -515,6 +555,46 @@ def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         shape = "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
         lines.append(f"    return out.reshape({shape})")
     return loop_src + "\n\n" + tile_src + "\n\n" + "\n".join(lines), args
+
+
+def middle_reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], dims: tuple[int, ...]
+                            ) -> tuple[str, list[str]]:
+    node = kernel.nodes[0]
+    op = plan.ops[node]
+    x = next(a for a in op.tensor_args if isinstance(a, fx.Node))
+    rank = len(_shape(x))
+    name, kind = kernel.name, op.reduction
+    full = kind in _FULL_OUTPUT
+    first, last = dims[0], dims[-1]
+    kernel_src = (
+        "@triton.jit\n"
+        f"def {name}_kernel(x_ptr, out_ptr, n_red, n_inner, n_col_blocks, BLOCK_INNER: tl.constexpr):\n"
+        f"    # {_describe(node, plan)} over dims {list(dims)}: x as (outer, n_red, n_inner); each program\n"
+        "    # takes BLOCK_INNER contiguous inner positions of one outer index and walks the n_red rows\n"
+        "    pid = tl.program_id(0).to(tl.int64)\n"
+        "    outer = pid // n_col_blocks\n"
+        "    cols = (pid % n_col_blocks) * BLOCK_INNER + tl.arange(0, BLOCK_INNER)\n"
+        "    cmask = cols < n_inner\n"
+        "    x_base = x_ptr + outer * n_red * n_inner + cols\n"
+        + ("    out_base = out_ptr + outer * n_red * n_inner + cols\n" if full else "")
+        + textwrap.indent(_MID_BODIES[kind], "    ") + "\n"
+    )
+    prod = lambda ds: " * ".join(f"x.shape[{d}]" for d in ds) or "1"  # noqa: E731
+    kept = [f"x.shape[{d}]" for d in range(rank) if d not in dims]
+    if op.keepdim:
+        kept = [f"x.shape[{d}]" if d not in dims else "1" for d in range(rank)]
+    out_shape = "x.shape" if full else "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
+    lines = [f"def {name}(x):",
+             f"    assert x.dim() == {rank}, 'rank differs from the traced model'",
+             "    x = x.contiguous()",
+             f"    n_outer, n_red, n_inner = {prod(range(first))}, {prod(dims)}, {prod(range(last + 1, rank))}",
+             f"    out = torch.empty({out_shape}, device=x.device, dtype={tensor_meta(node).dtype})",
+             f"    block = min({knobs['BLOCK_SIZE']}, triton.next_power_of_2(max(n_inner, 1)))",
+             "    n_col_blocks = triton.cdiv(n_inner, block)",
+             f"    {name}_kernel[(n_outer * n_col_blocks,)](x, out, n_red, n_inner, n_col_blocks, BLOCK_INNER=block, "
+             f"num_warps={knobs['num_warps']})",
+             "    return out"]
+    return kernel_src + "\n\n" + "\n".join(lines), [x.name]
 
 
 def _layer_norm_affine(op: Any, plan: Plan) -> tuple[str | None, str | None]:
