@@ -55,7 +55,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         print(f"adaexplore judge: {e}", file=sys.stderr)
         return 2
     config = JudgeConfig(devices=devices[:1], timeout_s=args.timeout, trials=args.trials,
-                         memory_limit_mb=args.memory_mb or None)
+                         memory_limit_mb=args.memory_mb or None, allow_tf32=args.allow_tf32)
     with JudgePool(config) as pool:
         verdict = pool.judge(task, source, name=candidate_path.name)
     print(verdict.to_json() if args.json else format_verdict(verdict))
@@ -76,7 +76,7 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     out = Path(args.out or Path("adaexplore-candidates") / Path(task.path).stem)
     out.mkdir(parents=True, exist_ok=True)
     config = JudgeConfig(devices=devices, workers_per_device=2 if devices == ("cpu",) else 1,
-                         timeout_s=args.timeout)
+                         timeout_s=args.timeout, allow_tf32=args.allow_tf32)
     written = 0
     with JudgePool(config) as pool:
         futures = [(p, pool.submit(task, p.source)) for p in proposals]
@@ -117,6 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--trials", type=_trial_count, default=5, help="correctness trials (at least 5)")
     judge.add_argument("--memory-mb", type=_non_negative_int, default=0,
                        help="resident memory limit of the judge worker (default: half of this machine's)")
+    judge.add_argument("--allow-tf32", action="store_true",
+                       help="let cuBLAS/cuDNN use TF32 for fp32 work (reference, baselines and candidate alike)")
     judge.set_defaults(func=_cmd_judge)
 
     propose = sub.add_parser("propose", help="write validated candidates from the built-in proposer",
@@ -130,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     propose.add_argument("--device", default="auto", help="auto (default), cpu, cuda or cuda:N")
     propose.add_argument("--seed", type=int, default=0, help="seed for knob choices (deterministic)")
     propose.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
+    propose.add_argument("--allow-tf32", action="store_true", help="as for judge")
     propose.set_defaults(func=_cmd_propose)
     return parser
 

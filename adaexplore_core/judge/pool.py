@@ -58,6 +58,7 @@ class JudgeConfig:
     task_timeout_s: float = 1800.0    # the task's own work in a worker: loading, baselines
     python: str = sys.executable
     gpu_memory_fraction: float | None = None
+    allow_tf32: bool = False          # fp32 stays fp32 (cuBLAS and cuDNN) unless the user opts in
 
 
 class GpuLock:
@@ -96,6 +97,7 @@ class _WorkerProcess:
         env = scrubbed_environment()
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_ROOT, env.get("PYTHONPATH")]))
         env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["ADAEXPLORE_ALLOW_TF32"] = "1" if config.allow_tf32 else "0"
         if device == "cpu":
             env["TRITON_INTERPRET"] = "1"
             threads = max(1, (os.cpu_count() or 1) // max(1, config.workers_per_device))

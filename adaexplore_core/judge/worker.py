@@ -89,6 +89,14 @@ class Failed(Exception):
         self.verdict = verdict
 
 
+def set_precision(allow_tf32: bool) -> None:
+    """fp32 means fp32 for the reference, the baselines and the candidate alike: TF32 is off for cuBLAS and
+    cuDNN (torch's own default leaves it on for cuDNN convolutions) unless the user opts in."""
+    torch.backends.cuda.matmul.allow_tf32 = allow_tf32
+    torch.backends.cudnn.allow_tf32 = allow_tf32
+    torch.set_float32_matmul_precision("high" if allow_tf32 else "highest")
+
+
 def environment(device: str) -> dict[str, Any]:
     """The environment fingerprint reported with every verdict."""
     import platform
@@ -96,7 +104,8 @@ def environment(device: str) -> dict[str, Any]:
     import triton
 
     env: dict[str, Any] = {"device": device, "torch": torch.__version__, "triton": triton.__version__,
-                           "python": platform.python_version(), "cuda": torch.version.cuda}
+                           "python": platform.python_version(), "cuda": torch.version.cuda,
+                           "tf32": torch.backends.cudnn.allow_tf32}
     if device.startswith("cuda"):
         props = torch.cuda.get_device_properties(torch.device(device))
         env["gpu"] = props.name
@@ -464,6 +473,7 @@ def main() -> int:
     os.chdir(workdir)
     counter = LaunchCounter()
     counter.install()
+    set_precision(allow_tf32=os.environ.get("ADAEXPLORE_ALLOW_TF32") == "1")
     if device.startswith("cuda"):
         torch.cuda.set_device(torch.device(device))
         fraction = float(os.environ.get("ADAEXPLORE_GPU_MEMORY_FRACTION", "0.45"))
