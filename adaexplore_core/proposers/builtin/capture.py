@@ -27,6 +27,7 @@ class Captured:
     graph_module: fx.GraphModule
     modules: dict[str, nn.Module]
     init_args: list[Any]
+    example_inputs: list[Any]          # meta tensors (or small real ones when meta could not trace)
 
 
 def _line_of(error: BaseException, path: str) -> str:
@@ -75,7 +76,7 @@ def capture(spec: TaskSpec) -> Captured:
         except Exception as e:  # noqa: BLE001
             raise ProposalError(f"unsupported: running the captured graph failed ({type(e).__name__}: {e})") from e
     return Captured(spec=spec, source=spec.read_source(), graph_module=graph_module,
-                    modules=dict(graph_module.named_modules()), init_args=init_args)
+                    modules=dict(graph_module.named_modules()), init_args=init_args, example_inputs=inputs)
 
 
 def reference_class_node(source: str, class_name: str) -> ast.ClassDef:

@@ -22,13 +22,15 @@ BIAS_SPLIT_MODULES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspo
 @dataclass(frozen=True)
 class PlanOptions:
     """Structural choices. ``fuse``: fuse pointwise chains (else one kernel per op); ``split_bias``: run a
-    linear/conv without its bias and add the bias inside the following fused kernel."""
+    linear/conv without its bias and add the bias inside the following fused kernel; ``fold``: apply the
+    exact algebraic rewrites of ``rewrite.py`` first."""
 
     fuse: bool = True
     split_bias: bool = False
+    fold: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"fuse": self.fuse, "split_bias": self.split_bias}
+        return {"fuse": self.fuse, "split_bias": self.split_bias, "fold": self.fold}
 
 
 @dataclass(eq=False)          # identity semantics: kernels are graph units, hashed by identity

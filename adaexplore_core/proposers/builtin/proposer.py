@@ -6,6 +6,7 @@ Large steps pick a fusion plan (``PlanOptions``) the pool does not have yet; sma
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from typing import Any
@@ -15,6 +16,7 @@ from ..base import LARGE, Proposal, ProposalError, ProposalRequest
 from .capture import Captured, capture
 from .codegen import DEFAULT_KNOBS, generate
 from .plan import Plan, PlanOptions, make_plan
+from .rewrite import fold_linear_reductions
 
 KNOB_CHOICES = {
     "pointwise": {"BLOCK_SIZE": [256, 512, 1024, 2048, 4096], "num_warps": [2, 4, 8]},
@@ -22,7 +24,7 @@ KNOB_CHOICES = {
                   "TILE": [1024, 2048, 4096, 8192]},
 }
 PLAN_VARIANTS = (PlanOptions(fuse=True, split_bias=False), PlanOptions(fuse=True, split_bias=True),
-                 PlanOptions(fuse=False, split_bias=False))
+                 PlanOptions(fuse=False, split_bias=False), PlanOptions(fuse=True, split_bias=False, fold=False))
 
 
 class BuiltinProposer:
@@ -32,6 +34,7 @@ class BuiltinProposer:
 
     def __init__(self) -> None:
         self._captures: dict[str, Captured] = {}
+        self._folded: dict[str, Captured | None] = {}
 
     def captured(self, request: ProposalRequest) -> Captured:
         key = request.task.key()
@@ -39,17 +42,27 @@ class BuiltinProposer:
             self._captures[key] = capture(request.task)
         return self._captures[key]
 
-    def plans(self, captured: Captured) -> list[Plan]:
-        """Distinct fusion plans for this module, the default first."""
-        plans: list[Plan] = []
+    def folded(self, captured: Captured) -> Captured:
+        """``captured`` after the exact algebraic rewrites (itself when none applies)."""
+        key = captured.spec.key()
+        if key not in self._folded:
+            graph_module = fold_linear_reductions(captured.graph_module, captured.example_inputs)
+            self._folded[key] = None if graph_module is None else dataclasses.replace(
+                captured, graph_module=graph_module, modules=dict(graph_module.named_modules()))
+        return self._folded[key] or captured
+
+    def plans(self, captured: Captured) -> list[tuple[Captured, Plan]]:
+        """Distinct fusion plans for this module (with the graph each was made from), the default first."""
+        plans: list[tuple[Captured, Plan]] = []
         seen: set[tuple] = set()
         for options in PLAN_VARIANTS:
-            plan = make_plan(captured.graph_module, captured.modules, options)
+            source = self.folded(captured) if options.fold else captured
+            plan = make_plan(source.graph_module, source.modules, options)
             signature = (tuple(tuple(n.name for n in k.nodes) for k in plan.kernels),
                          tuple(sorted(n.name for n in plan.split_nodes)))
             if plan.kernels and signature not in seen:
                 seen.add(signature)
-                plans.append(plan)
+                plans.append((source, plan))
         return plans
 
     def propose(self, request: ProposalRequest) -> Proposal:
@@ -61,21 +74,21 @@ class BuiltinProposer:
         parent = (request.parent.meta.get("builtin") if request.parent else None) or None
         if request.step == LARGE or parent is None:
             used = [c.meta.get("builtin", {}).get("options") for c in request.pool]
-            fresh = [p for p in plans if p.options.to_dict() not in used]
-            plan = fresh[0] if fresh else plans[rng.randrange(len(plans))]
+            fresh = [p for p in plans if p[1].options.to_dict() not in used]
+            graph, plan = fresh[0] if fresh else plans[rng.randrange(len(plans))]
             knobs: dict[int, dict[str, int]] = {} if fresh else _random_knobs(plan, rng)
             change = "default block sizes" if fresh else "random block sizes"
         else:
             options = PlanOptions(**parent["options"])
-            plan = next((p for p in plans if p.options == options), plans[0])
+            graph, plan = next((p for p in plans if p[1].options == options), plans[0])
             knobs = {int(k): dict(v) for k, v in parent.get("knobs", {}).items()}
             change = _mutate_knob(plan, knobs, rng)
-        source = generate(captured, plan, knobs)
+        source = generate(graph, plan, knobs)
         findings = guard.check_source(source, request.task.class_name)
         if findings:
             raise ProposalError(f"unsupported: the generated candidate breaks a judge rule "
                                 f"({guard.summarize(findings)}); the reference's own code is the likely cause")
-        return Proposal(source=source, description=describe(plan, change),
+        return Proposal(source=source, description=describe(plan, change, folded=graph is not captured),
                         meta={"builtin": {"options": plan.options.to_dict(),
                                           "knobs": {str(k): v for k, v in knobs.items()}}})
 
@@ -120,7 +133,7 @@ def _mutate_knob(plan: Plan, knobs: dict[int, dict[str, int]], rng: random.Rando
     return f"{kernel.name}: {name} {current[name]} -> {value}"
 
 
-def describe(plan: Plan, change: str) -> str:
+def describe(plan: Plan, change: str, folded: bool = False) -> str:
     """One line: what the kernels compute and what this step changed."""
     parts = []
     for k in plan.kernels:
@@ -131,6 +144,8 @@ def describe(plan: Plan, change: str) -> str:
         extras.append("bias of " + ", ".join(sorted(n.name for n in plan.split_nodes)) + " fused")
     if not plan.options.fuse:
         extras.append("one kernel per op")
+    if folded:
+        extras.append("sum/mean over a linear layer folded into its weights")
     tail = f" ({'; '.join(extras)})" if extras else ""
     return f"{len(plan.kernels)} Triton kernel(s): {', '.join(parts)}{tail}; {change}"
 
