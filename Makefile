@@ -24,8 +24,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e ".[dev]"
 	@touch $(STAMP)
 
+EXAMPLE := adaexplore_core/examples/fused_bias_gelu.py
+
+# Until the search lands (issue 4): judge the bundled hand-written candidate, then let the built-in proposer
+# write and judge its own candidates for the same module.
 demo: $(STAMP)
-	$(VENV)/bin/adaexplore judge adaexplore_core/examples/fused_bias_gelu.py adaexplore_core/examples/fused_bias_gelu_triton.py
+	$(VENV)/bin/adaexplore judge $(EXAMPLE) adaexplore_core/examples/fused_bias_gelu_triton.py
+	$(VENV)/bin/adaexplore propose $(EXAMPLE) --n 3 --out out/demo
 
 test: $(STAMP)
 	$(PY) -m pytest -q
