@@ -390,7 +390,9 @@ _REDUCTION_BODIES["layer_norm"] = (
     "rstd = 1.0 / tl.sqrt(tl.sum(acc, axis=0) / n_cols + eps)\n"
     + _ROW_WRITE.format(value="(x - mean) * rstd * {weight} + {bias}")
 )
-_FULL_OUTPUT = {"softmax", "log_softmax", "layer_norm"}
+_REDUCTION_BODIES["group_norm"] = _REDUCTION_BODIES["layer_norm"]    # same statistics, other affine indexing
+_FULL_OUTPUT = {"softmax", "log_softmax", "layer_norm", "group_norm"}
+_NORMS = {"layer_norm", "group_norm"}
 
 
 # Short rows: a [BLOCK_ROWS, BLOCK_COLS] tile per program, the whole row in registers, one read.
@@ -414,6 +416,14 @@ _TILE_FULL = {
                    "d = tl.where(mask, x - mean[:, None], 0.0)\n"
                    "rstd = 1.0 / tl.sqrt(tl.sum(d * d, axis=1) / n_cols + eps)\n"
                    "y = d * rstd[:, None] * {weight} + {bias}"),
+}
+_TILE_FULL["group_norm"] = _TILE_FULL["layer_norm"]
+# Where a norm's weight and bias are read: by column (layer norm), or by the channel of the element (group
+# norm: rows are (sample, group), columns run over the group's channels times the spatial positions).
+_AFFINE_INDEX = {
+    "layer_norm": ("start + offs", "cols[None, :]"),
+    "group_norm": ("(row % groups) * cpg + (start + offs) // spatial",
+                   "(rows % groups)[:, None] * cpg + cols[None, :] // spatial"),
 }
 TILE_MAX_COLS = 1024       # rows up to this length use the tile kernel
 
@@ -456,6 +466,8 @@ _MID_BODIES = {
 def _reduced_dims(op: Any, rank: int) -> tuple[int, ...]:
     if op.reduction == "layer_norm":
         return tuple(range(rank - len(op.dim), rank))
+    if op.reduction == "group_norm":
+        return tuple(range(1, rank))
     raw = op.dim if isinstance(op.dim, (tuple, list)) else (op.dim,)
     return tuple(sorted({int(d) % rank for d in raw})) if rank else ()
 
@@ -479,20 +491,20 @@ def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
     tile_body = _TILE_FULL[kind] if full else _TILE_BODIES[kind][0]
     extra_params: list[str] = []
     args = [x.name]
-    if kind == "layer_norm":
+    if kind in _NORMS:
         weight, bias = _layer_norm_affine(op, plan)
-        loop_body = loop_body.replace("{weight}", "tl.load(w_ptr + start + offs, mask=mask, other=0.0)"
-                                      if weight else "1.0")
-        loop_body = loop_body.replace("{bias}", "tl.load(b_ptr + start + offs, mask=mask, other=0.0)"
-                                      if bias else "0.0")
-        tile_body = tile_body.replace("{weight}", "tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0)[None, :]"
-                                      if weight else "1.0")
-        tile_body = tile_body.replace("{bias}", "tl.load(b_ptr + cols, mask=cols < n_cols, other=0.0)[None, :]"
-                                      if bias else "0.0")
-        for p, expr in (("w_ptr", weight), ("b_ptr", bias)):
+        at_loop, at_tile = _AFFINE_INDEX[kind]
+        for key, ptr, expr in (("{weight}", "w_ptr", weight), ("{bias}", "b_ptr", bias)):
+            default = "1.0" if key == "{weight}" else "0.0"
+            loop_body = loop_body.replace(key, f"tl.load({ptr} + {at_loop}, mask=mask, other=0.0)" if expr
+                                          else default)
+            tile_body = tile_body.replace(key, f"tl.load({ptr} + {at_tile}, mask=mask, other=0.0)" if expr
+                                          else default)
             if expr:
-                extra_params.append(p)
+                extra_params.append(ptr)
                 args.append(expr)
+        if kind == "group_norm":
+            extra_params += ["spatial", "cpg", "groups"]
         extra_params.append("eps")
     if full:
         tile_store = "tl.store(out_ptr + offs2d, y.to(out_ptr.dtype.element_ty), mask=mask)"
@@ -528,13 +540,23 @@ def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
     out_dtype = str(tensor_meta(node).dtype)
     out_shape = "xt.shape" if full else "n_rows"
     tensors_after = [f"{p}.contiguous().reshape(-1)" for p in lp[1:]] + \
-        ([lit(op.extra.get("eps", 1e-5))] if kind == "layer_norm" else [])
+        (["spatial", "cpg", "groups"] if kind == "group_norm" else []) + \
+        ([lit(op.extra.get("eps", 1e-5))] if kind in _NORMS else [])
     tail = (", " + ", ".join(tensors_after)) if tensors_after else ""
     lines = [f"def {name}({', '.join(lp)}):",
              f"    assert x.dim() == {rank}, 'rank differs from the traced model'",
-             f"    xt = x{'' if identity_perm else f'.permute({perm})'}.contiguous()",
-             f"    n_cols = {' * '.join(f'x.shape[{d}]' for d in dims) or '1'}",
-             "    n_rows = xt.numel() // max(n_cols, 1)",
+             f"    xt = x{'' if identity_perm else f'.permute({perm})'}.contiguous()"]
+    if kind == "group_norm":
+        groups = op.extra.get("groups")
+        lines += [f"    groups = {groups if groups is not None else 'x.shape[1]   # instance norm: one group per channel'}",
+                  "    spatial = x.numel() // max(x.shape[0] * x.shape[1], 1)",
+                  "    cpg = x.shape[1] // groups",
+                  "    n_cols = cpg * spatial",
+                  "    n_rows = x.shape[0] * groups"]
+    else:
+        lines += [f"    n_cols = {' * '.join(f'x.shape[{d}]' for d in dims) or '1'}",
+                  "    n_rows = xt.numel() // max(n_cols, 1)"]
+    lines += [
              f"    out = torch.empty({out_shape}, device=x.device, dtype={out_dtype})",
              f"    if n_cols <= {TILE_MAX_COLS}:",
              "        block_cols = triton.next_power_of_2(max(n_cols, 1))",

@@ -131,7 +131,7 @@ _FUNCTION_NAMES: dict[Any, str] = {
     F.dropout: "dropout",
     torch.softmax: "softmax", F.softmax: "softmax", torch.log_softmax: "log_softmax",
     F.log_softmax: "log_softmax", torch.sum: "sum", torch.mean: "mean", torch.amax: "amax",
-    torch.amin: "amin", torch.logsumexp: "logsumexp", F.layer_norm: "layer_norm",
+    torch.amin: "amin", torch.logsumexp: "logsumexp", F.layer_norm: "layer_norm", F.group_norm: "group_norm",
     torch.max: "max", torch.min: "min",
 }
 _METHOD_NAMES = {
@@ -148,9 +148,10 @@ _MODULE_NAMES = {
     nn.Mish: "mish", nn.Hardswish: "hardswish", nn.Hardsigmoid: "hardsigmoid", nn.SELU: "selu",
     nn.GELU: "gelu", nn.LeakyReLU: "leaky_relu", nn.Hardtanh: "hardtanh", nn.Softplus: "softplus",
     nn.ELU: "elu", nn.Identity: "identity", nn.Dropout: "dropout", nn.Softmax: "softmax",
-    nn.LogSoftmax: "log_softmax", nn.LayerNorm: "layer_norm",
+    nn.LogSoftmax: "log_softmax", nn.LayerNorm: "layer_norm", nn.GroupNorm: "group_norm",
+    nn.InstanceNorm1d: "instance_norm", nn.InstanceNorm2d: "instance_norm", nn.InstanceNorm3d: "instance_norm",
 }
-REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "logsumexp", "layer_norm"}
+REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "logsumexp", "layer_norm", "group_norm"}
 
 
 def _arg(node: fx.Node, index: int, name: str, default: Any = None) -> Any:
@@ -214,6 +215,14 @@ def _from_module(node: fx.Node, module: nn.Module, name: str) -> Op:
         return Op("reduction", name, [x], reduction=name, dim=tuple(module.normalized_shape),
                   extra={"eps": module.eps, "affine": module.elementwise_affine,
                          "has_bias": module.bias is not None, "module": str(node.target)})
+    if name == "group_norm":
+        return Op("reduction", name, [x], reduction=name, extra={
+            "groups": module.num_groups, "eps": module.eps, "affine": module.affine, "has_bias": module.affine,
+            "module": str(node.target)})
+    if name == "instance_norm" and not module.track_running_stats:   # batch statistics: a group norm, G = C
+        return Op("reduction", name, [x], reduction="group_norm", extra={
+            "groups": None, "eps": module.eps, "affine": module.affine, "has_bias": module.affine,
+            "module": str(node.target)})
     return torch_op(name)
 
 
@@ -287,6 +296,13 @@ def _reduction(node: fx.Node, name: str, x: Any) -> Op:
         if dim is None or _arg(node, 2, "dtype") is not None or _arg(node, 3, "_stacklevel") not in (None, 3):
             return torch_op(name)
         return Op("reduction", name, [x], reduction=name, dim=dim)
+    if name == "group_norm":
+        groups = _arg(node, 1, "num_groups")
+        if not isinstance(groups, int):
+            return torch_op(name)
+        return Op("reduction", name, [x], reduction=name, extra={
+            "groups": groups, "weight": _arg(node, 2, "weight"), "bias": _arg(node, 3, "bias"),
+            "eps": _arg(node, 4, "eps", 1e-5)})
     if name == "layer_norm":
         shape = _arg(node, 1, "normalized_shape")
         weight, bias, eps = _arg(node, 2, "weight"), _arg(node, 3, "bias"), _arg(node, 4, "eps", 1e-5)
