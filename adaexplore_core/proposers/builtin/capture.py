@@ -39,6 +39,14 @@ def _line_of(error: BaseException, path: str) -> str:
     return f" at line {match.group(1)}" if match else ""
 
 
+def _root_cause(error: BaseException) -> str:
+    """The innermost error of an explicit chain (ShapeProp wraps the real one), as 'Type: first line'."""
+    while error.__cause__ is not None:
+        error = error.__cause__
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"
+
+
 def _trace(model: nn.Module, path: str) -> fx.GraphModule:
     tracer = fx.Tracer()
     try:
@@ -50,6 +58,28 @@ def _trace(model: nn.Module, path: str) -> fx.GraphModule:
     return fx.GraphModule(model, graph)
 
 
+def check_input_mutation(source: str, class_name: str) -> None:
+    """``x += y`` on a forward argument mutates the caller's tensor, but torch.fx records it as ``x + y``:
+    refuse rather than drop the mutation. (Augmented assignment to the forward's own intermediates is fine.)"""
+    cls = next((n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+    forward = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None) \
+        if cls else None
+    if forward is None:
+        return
+    inputs = {a.arg for a in forward.args.args[1:] + forward.args.kwonlyargs}
+    for stmt in ast.walk(forward):
+        if isinstance(stmt, ast.Assign):
+            inputs -= {t.id for t in stmt.targets if isinstance(t, ast.Name)}   # rebound: no longer the input
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in inputs:
+            raise ProposalError(f"unsupported: '{stmt.target.id} {_OPS.get(type(stmt.op), '?')}= ...' at line "
+                                f"{stmt.lineno} changes the caller's tensor in place, which torch.fx records as "
+                                f"out-of-place; write '{stmt.target.id} = {stmt.target.id} "
+                                f"{_OPS.get(type(stmt.op), '?')} ...' if the mutation is not intended")
+
+
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+
+
 def capture(spec: TaskSpec) -> Captured:
     """Trace the reference of ``spec`` and annotate every node with its tensor metadata."""
     try:
@@ -57,6 +87,7 @@ def capture(spec: TaskSpec) -> Captured:
         init_args = task.init_args()
     except TaskError as e:
         raise ProposalError(str(e)) from e
+    check_input_mutation(spec.read_source(), spec.class_name)
     try:
         with torch.device("meta"):
             model = task.model_class(*init_args)
@@ -67,14 +98,18 @@ def capture(spec: TaskSpec) -> Captured:
         raise
     except Exception:  # noqa: BLE001 - meta tensors do not support everything: fall back to the real CPU model
         torch.manual_seed(0)
-        model = task.model_class(*init_args)
-        inputs = task.make_inputs(0, "cpu")
+        try:
+            model = task.model_class(*init_args)
+            inputs = task.make_inputs(0, "cpu")
+        except Exception as e:  # noqa: BLE001 - the reference's own constructor or get_inputs
+            raise ProposalError(f"the reference cannot be built: {_root_cause(e)}{_line_of(e, spec.path)}") from e
         graph_module = _trace(model, spec.path)
         try:
             with torch.no_grad():
                 ShapeProp(graph_module).propagate(*inputs)
         except Exception as e:  # noqa: BLE001
-            raise ProposalError(f"unsupported: running the captured graph failed ({type(e).__name__}: {e})") from e
+            raise ProposalError("the reference's own forward fails on its example inputs: "
+                                f"{_root_cause(e)}") from e
     return Captured(spec=spec, source=spec.read_source(), graph_module=graph_module,
                     modules=dict(graph_module.named_modules()), init_args=init_args, example_inputs=inputs)
 

@@ -17,7 +17,7 @@ from torch import fx
 from ..base import ProposalError
 from .capture import Captured, reference_class_node
 from .ops import lit
-from .plan import Kernel, Plan, tensor_meta
+from .plan import Kernel, Plan, self_path, tensor_meta
 
 DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
                  "reduction": {"BLOCK_SIZE": 2048, "num_warps": 8, "TILE": 4096}}
@@ -101,7 +101,7 @@ class SourceWriter:
         if node.op == "call_module":
             if node in self.plan.split_nodes:
                 return f"{node.name} = {self.without_bias(node)}"
-            return f"{node.name} = self.{node.target}({_call_args(node)})"
+            return f"{node.name} = {self_path(node.target)}({_call_args(node)})"
         if node.op == "call_method":
             return f"{node.name} = {render(node.args[0])}.{node.target}({_call_args(node, skip_first=True)})"
         name = _qualified(node.target)
@@ -112,7 +112,7 @@ class SourceWriter:
         """``self.<path>`` for the module's own attributes; a literal for constants fx lifted out of forward."""
         target = str(node.target)
         if not target.startswith("_tensor_constant"):
-            return f"self.{target}"
+            return self_path(target)
         value = getattr(self.captured.graph_module, target)
         if not isinstance(value, torch.Tensor) or value.numel() > 64 or value.device.type == "meta":
             raise ProposalError("unsupported: the forward creates a tensor constant the proposer cannot copy "
@@ -121,7 +121,7 @@ class SourceWriter:
 
     def without_bias(self, node: fx.Node) -> str:
         module = self.captured.modules[str(node.target)]
-        m = f"self.{node.target}"
+        m = self_path(node.target)
         x = render(node.args[0])
         kind = type(module).__name__
         if kind == "Linear":
@@ -255,8 +255,9 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         tensors.append((f"in{i}", node.name, _shape(node)))
         value_of[node] = f"in{i}"
         if node in kernel.split_bias:           # the linear/conv ran without its bias: add it here
-            bias_shape = (out_shape[-1],) if kernel.split_bias[node].endswith(".bias") else \
-                (out_shape[1],) + (1,) * (rank - 2)
+            produced = _shape(node)             # the linear/conv output the bias belongs to
+            bias_shape = (produced[-1],) if kernel.split_bias[node].endswith(".bias") else \
+                (produced[1],) + (1,) * (len(produced) - 2)
             tensors.append((f"in{i + 1}", kernel.split_bias[node], bias_shape))
             value_of[node] = f"(in{i} + in{i + 1})"
     full = [t[2] == out_shape for t in tensors]
@@ -361,7 +362,7 @@ _ONLINE_MAX_SUM = (
     "    mask = start + offs < n_cols\n"
     "    x = tl.load(x_row + start + offs, mask=mask, other=float('-inf')).to(tl.float32)\n"
     "    m_new = tl.maximum(m, x)\n"
-    "    s = s * tl.exp(tl.where(m == m_new, 0.0, m - m_new)) + tl.where(mask, tl.exp(x - m_new), 0.0)\n"
+    "    s = s * tl.exp(tl.where(m == m_new, 0.0, m - m_new)) + tl.where(x == float('-inf'), 0.0, tl.exp(x - m_new))\n"
     "    m = m_new\n"
     "row_max = tl.max(m, axis=0)\n"
     "row_sum = tl.sum(s * tl.exp(tl.where(m == float('-inf'), float('-inf'), m - row_max)), axis=0)\n"
@@ -436,7 +437,7 @@ _MID_ONLINE = (
     "for r in range(0, n_red):\n"
     "    x = tl.load(x_base + r * n_inner, mask=cmask, other=0.0).to(tl.float32)\n"
     "    m_new = tl.maximum(m, x)\n"
-    "    s = s * tl.exp(m - m_new) + tl.exp(x - m_new)\n"
+    "    s = s * tl.exp(tl.where(m == m_new, 0.0, m - m_new)) + tl.where(x == float('-inf'), 0.0, tl.exp(x - m_new))\n"
     "    m = m_new\n"
 )
 _MID_WRITE = (
@@ -621,7 +622,7 @@ def middle_reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], d
 
 def _layer_norm_affine(op: Any, plan: Plan) -> tuple[str | None, str | None]:
     if "module" in op.extra:
-        m = f"self.{op.extra['module']}"
+        m = self_path(op.extra["module"])
         return (f"{m}.weight" if op.extra["affine"] else None,
                 f"{m}.bias" if op.extra["affine"] and op.extra["has_bias"] else None)
     w, b = op.extra.get("weight"), op.extra.get("bias")
@@ -631,8 +632,18 @@ def _layer_norm_affine(op: Any, plan: Plan) -> tuple[str | None, str | None]:
 def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | None = None) -> str:
     """The candidate source for ``plan`` with per-kernel ``knobs`` (kernel index -> knob values)."""
     if not plan.kernels:
+        numbers = sorted({f"'{a.name}'" for op in plan.ops.values() if op.kind != "torch"
+                          for a in op.tensor_args if isinstance(a, fx.Node) and tensor_meta(a) is None})
+        if numbers:
+            raise ProposalError("unsupported: the module's pointwise ops take Python numbers computed or passed at "
+                                f"run time ({', '.join(numbers)}); the built-in proposer fuses only tensor "
+                                "operands and constants")
         ops = sorted({op.name for op in plan.ops.values()})
         raise ProposalError("unsupported: nothing to fuse; the module's ops (" + ", ".join(ops) + ") have no "
                             "Triton template in the built-in proposer yet")
-    return SourceWriter(captured, plan, knobs or {}).write()
+    try:
+        return SourceWriter(captured, plan, knobs or {}).write()
+    except SyntaxError as e:      # a construct the writer cannot express; never a raw traceback
+        raise ProposalError(f"unsupported: the generated forward does not parse ({e.msg}); please report this "
+                            "module") from e
 

@@ -113,10 +113,10 @@ BINARY: dict[str, Expr] = {
 }
 
 _FUNCTION_NAMES: dict[Any, str] = {
-    operator.add: "add", operator.iadd: "add", torch.add: "add",
-    operator.sub: "sub", operator.isub: "sub", torch.sub: "sub", torch.subtract: "sub",
-    operator.mul: "mul", operator.imul: "mul", torch.mul: "mul", torch.multiply: "mul",
-    operator.truediv: "div", operator.itruediv: "div", torch.div: "div", torch.true_divide: "div",
+    operator.add: "add", torch.add: "add",
+    operator.sub: "sub", torch.sub: "sub", torch.subtract: "sub",
+    operator.mul: "mul", torch.mul: "mul", torch.multiply: "mul",
+    operator.truediv: "div", torch.div: "div", torch.true_divide: "div",
     operator.neg: "neg", torch.neg: "neg",
     torch.relu: "relu", F.relu: "relu", F.relu6: "relu6", torch.sigmoid: "sigmoid", F.sigmoid: "sigmoid",
     torch.tanh: "tanh", F.tanh: "tanh", F.silu: "silu", F.mish: "mish", F.hardswish: "hardswish",
@@ -151,6 +151,7 @@ _MODULE_NAMES = {
     nn.LogSoftmax: "log_softmax", nn.LayerNorm: "layer_norm", nn.GroupNorm: "group_norm",
     nn.InstanceNorm1d: "instance_norm", nn.InstanceNorm2d: "instance_norm", nn.InstanceNorm3d: "instance_norm",
 }
+_INPLACE_OPERATORS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow}
 REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "logsumexp", "layer_norm", "group_norm"}
 
 
@@ -173,9 +174,15 @@ def torch_op(name: str) -> Op:
 
 
 def classify(node: fx.Node, modules: dict[str, nn.Module]) -> Op:
-    """What to do with one call node; ``torch`` when no Triton template applies."""
+    """What to do with one call node; ``torch`` when no Triton template applies.
+
+    In-place ops (``x += y``, ``inplace=True``) stay in torch: their mutation is part of the semantics."""
+    if node.kwargs.get("inplace") is True or node.target in _INPLACE_OPERATORS:
+        return torch_op("inplace")
     if node.op == "call_module":
         module = modules[str(node.target)]
+        if getattr(module, "inplace", False) is True:
+            return torch_op(type(module).__name__.lower())
         name = _MODULE_NAMES.get(type(module))
         if name is None:
             return torch_op(type(module).__name__.lower())

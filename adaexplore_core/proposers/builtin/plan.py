@@ -61,6 +61,11 @@ class Plan:
     split_nodes: set[fx.Node] = field(default_factory=set)   # linear/conv nodes emitted without their bias
 
 
+def self_path(target: str) -> str:
+    """Source for a submodule or attribute path: ``body.0.weight`` -> ``self.body[0].weight``."""
+    return "self" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in str(target).split("."))
+
+
 def tensor_meta(node: Any) -> TensorMetadata | None:
     meta = node.meta.get("tensor_meta") if isinstance(node, fx.Node) else None
     return meta if isinstance(meta, TensorMetadata) else None
@@ -198,7 +203,7 @@ def _split_biases(plan: Plan, modules: dict[str, nn.Module], kernel_of: dict[fx.
         meta = tensor_meta(node)
         if meta is None:
             continue
-        bias = f"self.{node.target}.bias"
+        bias = f"{self_path(node.target)}.bias"
         if not isinstance(module, nn.Linear):
             bias += ".view(-1" + ", 1" * (len(meta.shape) - 2) + ")"
         kernel.split_bias[node] = bias

@@ -23,6 +23,7 @@ KNOB_CHOICES = {
     "reduction": {"BLOCK_SIZE": [512, 1024, 2048, 4096, 8192], "num_warps": [2, 4, 8, 16],
                   "TILE": [1024, 2048, 4096, 8192]},
 }
+MUTATION_TRIES = 8
 PLAN_VARIANTS = (PlanOptions(fuse=True, split_bias=False), PlanOptions(fuse=True, split_bias=True),
                  PlanOptions(fuse=False, split_bias=False), PlanOptions(fuse=True, split_bias=False, fold=False))
 
@@ -81,9 +82,15 @@ class BuiltinProposer:
         else:
             options = PlanOptions(**parent["options"])
             graph, plan = next((p for p in plans if p[1].options == options), plans[0])
-            knobs = {int(k): dict(v) for k, v in parent.get("knobs", {}).items()}
-            change = _mutate_knob(plan, knobs, rng)
-        source = generate(graph, plan, knobs)
+            base = {int(k): dict(v) for k, v in parent.get("knobs", {}).items()}
+            for _ in range(MUTATION_TRIES):         # some knobs do not apply to every kernel variant
+                knobs = {k: dict(v) for k, v in base.items()}
+                change = _mutate_knob(plan, knobs, rng)
+                source = generate(graph, plan, knobs)
+                if source != request.parent.source:
+                    break
+        if request.step == LARGE or parent is None:
+            source = generate(graph, plan, knobs)
         findings = guard.check_source(source, request.task.class_name)
         if findings:
             raise ProposalError(f"unsupported: the generated candidate breaks a judge rule "
