@@ -7,9 +7,12 @@ structural choices a large search step varies; kernel knobs (block size, warps) 
 from __future__ import annotations
 
 import heapq
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
+import torch.nn.functional as F
 from torch import fx, nn
 from torch.fx.passes.shape_prop import TensorMetadata
 
@@ -28,14 +31,15 @@ class PlanOptions:
     fuse: bool = True
     split_bias: bool = False
     fold: bool = True
+    gemm: str = "torch"          # "torch": cuBLAS, epilogue in a fused kernel; "triton": a Triton GEMM with it
 
     def to_dict(self) -> dict[str, Any]:
-        return {"fuse": self.fuse, "split_bias": self.split_bias, "fold": self.fold}
+        return {"fuse": self.fuse, "split_bias": self.split_bias, "fold": self.fold, "gemm": self.gemm}
 
 
 @dataclass(eq=False)          # identity semantics: kernels are graph units, hashed by identity
 class Kernel:
-    kind: str                                  # "pointwise" | "reduction"
+    kind: str                                  # "pointwise" | "reduction" | "gemm" (first node, then epilogue)
     nodes: list[fx.Node]                       # members, in graph order
     index: int = 0
     name: str = ""                             # launcher name; the kernel is name + "_kernel"
@@ -64,6 +68,29 @@ class Plan:
 def self_path(target: str) -> str:
     """Source for a submodule or attribute path: ``body.0.weight`` -> ``self.body[0].weight``."""
     return "self" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in str(target).split("."))
+
+
+def gemm_operands(node: fx.Node, modules: dict[str, nn.Module]) -> dict[str, Any] | None:
+    """For a 2-D float matrix product (nn.Linear, F.linear, mm, matmul): its operands; else None.
+
+    ``weight``/``bias`` are source expressions or fx nodes; ``transposed`` means the weight is (N, K)."""
+    meta = tensor_meta(node)
+    if meta is None or len(meta.shape) != 2 or meta.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+        return None
+    args = node.args
+    if node.op == "call_module" and isinstance(modules.get(str(node.target)), nn.Linear):
+        module = modules[str(node.target)]
+        path = self_path(node.target)
+        return {"a": args[0], "weight": f"{path}.weight", "bias": f"{path}.bias" if module.bias is not None
+                else None, "transposed": True}
+    if node.op == "call_function" and node.target is F.linear and len(args) >= 2 and not node.kwargs:
+        return {"a": args[0], "weight": args[1], "bias": args[2] if len(args) > 2 else None, "transposed": True}
+    is_mm = (node.op == "call_function" and node.target in (torch.matmul, torch.mm, operator.matmul)) or \
+        (node.op == "call_method" and node.target in ("mm", "matmul"))
+    if is_mm and len(args) == 2 and not node.kwargs and all(
+            tensor_meta(a) is not None and len(tensor_meta(a).shape) == 2 for a in args):
+        return {"a": args[0], "weight": args[1], "bias": None, "transposed": False}
+    return None
 
 
 def tensor_meta(node: Any) -> TensorMetadata | None:
@@ -107,8 +134,8 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         if n.op not in ("call_function", "call_method", "call_module"):
             continue
         op = ops[n] = classify(n, modules)
-        if _reducible(n, op):
-            k = Kernel("reduction", [n])
+        if _reducible(n, op) or (options.gemm == "triton" and gemm_operands(n, modules) is not None):
+            k = Kernel("reduction" if op.kind == "reduction" else "gemm", [n])
             kernels.append(k)
             kernel_of[n] = k
             continue
@@ -119,7 +146,7 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         if options.fuse:
             for a in op.tensor_args:
                 k = kernel_of.get(a) if isinstance(a, fx.Node) else None
-                if k is None or k.kind != "pointwise" or tuple(tensor_meta(k.nodes[0]).shape) != shape:
+                if k is None or k.kind not in ("pointwise", "gemm") or tuple(tensor_meta(k.nodes[0]).shape) != shape:
                     continue
                 outside = [b for b in inputs if kernel_of.get(b) is not k]
                 if any(id(k) in deps_through(b) for b in outside):

@@ -22,10 +22,12 @@ KNOB_CHOICES = {
     "pointwise": {"BLOCK_SIZE": [256, 512, 1024, 2048, 4096], "num_warps": [2, 4, 8]},
     "reduction": {"BLOCK_SIZE": [512, 1024, 2048, 4096, 8192], "num_warps": [2, 4, 8, 16],
                   "TILE": [1024, 2048, 4096, 8192]},
+    "gemm": {"BLOCK_M": [32, 64, 128], "BLOCK_N": [32, 64, 128], "BLOCK_K": [16, 32, 64], "GROUP_M": [1, 4, 8],
+             "num_warps": [4, 8], "num_stages": [2, 3, 4]},
 }
 MUTATION_TRIES = 8
-PLAN_VARIANTS = (PlanOptions(fuse=True, split_bias=False), PlanOptions(fuse=True, split_bias=True),
-                 PlanOptions(fuse=False, split_bias=False), PlanOptions(fuse=True, split_bias=False, fold=False))
+PLAN_VARIANTS = (PlanOptions(), PlanOptions(split_bias=True), PlanOptions(gemm="triton"), PlanOptions(fuse=False),
+                 PlanOptions(fold=False))
 
 
 class BuiltinProposer:
