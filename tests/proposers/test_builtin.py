@@ -198,7 +198,12 @@ def test_generated_source_is_readable(path: Path, proposed):
     for proposal in item.require():
         functions = _functions(proposal.source)
         lines = proposal.source.splitlines()
-        jit = {name for name, fn in functions.items() if _is_jit(fn)}
+        helpers = {name for name, fn in functions.items() if _is_jit(fn) and name.endswith("_prologue")}
+        jit = {name for name, fn in functions.items() if _is_jit(fn)} - helpers   # device functions: no launcher
+        for helper in helpers:        # a fused prologue is called by the kernels of its own launcher only
+            callers = {name for name in jit if helper in {c.func.id for c in ast.walk(functions[name])
+                                                          if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}}
+            assert callers and all(c.startswith(helper.removesuffix("_prologue")) for c in callers), (helper, callers)
         launchers = {name: _launched(fn) & jit for name, fn in functions.items() if _launched(fn) & jit}
         forward = next(n for n in ast.walk(ast.parse(proposal.source))
                        if isinstance(n, ast.FunctionDef) and n.name == "forward")
@@ -207,7 +212,7 @@ def test_generated_source_is_readable(path: Path, proposed):
         assert set(launchers) <= called, f"launchers never called: {set(launchers) - called}\n{shown(proposal)}"
         assert sorted(k for ks in launchers.values() for k in ks) == sorted(jit), "a kernel with no launcher, " \
             f"or launched by two\n{shown(proposal)}"
-        assert proposal.source.count("@triton.jit") == len(jit), shown(proposal)
+        assert proposal.source.count("@triton.jit") == len(jit) + len(helpers), shown(proposal)
         for launcher, kernels in launchers.items():
             # one @triton.jit kernel per plan kernel; a reduction may add a variant for short rows
             assert f"{launcher}_kernel" in kernels and len(kernels) <= 2, (launcher, kernels)

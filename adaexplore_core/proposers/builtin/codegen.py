@@ -8,7 +8,9 @@ Triton kernel. Kernels read every size at run time; an assumption about shapes i
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -157,7 +159,7 @@ class SourceWriter:
         if self.needs_operator:
             header.append("import operator")
         header += [line for line in imports if line not in header]
-        if any(k.kind == "pointwise" for k in self.plan.kernels):
+        if any(k.kind == "pointwise" or (k.kind == "reduction" and len(k.nodes) > 1) for k in self.plan.kernels):
             self.kernel_sources.insert(0, LAYOUT_HELPERS.strip())
         kernels = "\n\n\n".join(self.kernel_sources)
         return "\n".join(header) + f"\n\n\n{kernels}\n\n\n{body}\n"
@@ -243,6 +245,84 @@ def _aligned(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
     return (1,) * (rank - len(shape)) + tuple(shape)
 
 
+@dataclass
+class PointwiseBody:
+    """The inputs, index math, loads and expressions of a fused pointwise group, at a flat offset ``offs``
+    into the output walked in memory order. Shared by pointwise kernels and reduction prologues."""
+
+    tensors: list[tuple[str, str, tuple[int, ...]]]   # (kernel arg, launcher expression, traced shape)
+    full: list[bool]                                  # input i has the output's full shape
+    varying: dict[int, list[int]]                     # broadcast input -> dims along which it varies
+    skipped: dict[int, list[int]]                     # broadcast input -> dims it is broadcast along
+    dims: list[int]                                   # dims whose index the loads need
+    lines: list[str]                                  # index math, loads, expressions
+    value_of: dict[fx.Node, str]
+
+    def params(self) -> list[str]:
+        return [f"{t[0]}_ptr" for t in self.tensors]
+
+    def index_params(self) -> list[str]:
+        return [p for d in self.dims for p in (f"inner{d}", f"size{d}")] + \
+            [f"{self.tensors[i][0]}_s{d}" for i in self.varying for d in self.varying[i]]
+
+    def index_args(self) -> list[str]:
+        return [x for d in self.dims for x in (f"inner[{d}]", f"shape[{d}]")] + \
+            [f"s{i}[{d}]" for i in self.varying for d in self.varying[i]]
+
+
+def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict[fx.Node, str],
+                   out_shape: tuple[int, ...], plan: Plan, offs: str = "offs") -> PointwiseBody:
+    rank = len(out_shape)
+    tensors: list[tuple[str, str, tuple[int, ...]]] = []
+    value_of: dict[fx.Node, str] = {}
+    for node in inputs:
+        i = len(tensors)
+        tensors.append((f"in{i}", node.name, _shape(node)))
+        value_of[node] = f"in{i}"
+        if node in split_bias:                  # the linear/conv ran without its bias: add it here
+            produced = _shape(node)             # the linear/conv output the bias belongs to
+            bias_shape = (produced[-1],) if split_bias[node].endswith(".bias") else \
+                (produced[1],) + (1,) * (len(produced) - 2)
+            tensors.append((f"in{i + 1}", split_bias[node], bias_shape))
+            value_of[node] = f"(in{i} + in{i + 1})"
+    full = [t[2] == out_shape for t in tensors]
+    varying = {i: [d for d, size in enumerate(_aligned(t[2], rank)) if size == out_shape[d] and size > 1]
+               for i, t in enumerate(tensors) if not full[i]}
+    skipped = {i: [d for d, size in enumerate(_aligned(tensors[i][2], rank)) if size == 1 and out_shape[d] > 1]
+               for i in varying}
+    dims = sorted({d for ds in varying.values() for d in ds})
+    lines = [f"i{d} = {offs} // inner{d}" + (f" % size{d}" if d else "") for d in dims]
+    for i, (arg, _, _) in enumerate(tensors):
+        if not full[i] and not varying[i]:         # one value for the whole output (a scalar tensor)
+            lines.append(f"{arg} = tl.load({arg}_ptr).to(tl.float32)")
+            continue
+        where = offs if full[i] else " + ".join(f"i{d} * {arg}_s{d}" for d in varying[i])
+        lines.append(f"{arg} = tl.load({arg}_ptr + {where}, mask=mask, other=0.0).to(tl.float32)")
+    for node in nodes:
+        op = plan.ops[node]
+        operands = [value_of[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
+        lines.append(f"v_{node.name} = {op.expr(*operands)}")
+        value_of[node] = f"v_{node.name}"
+    return PointwiseBody(tensors, full, varying, skipped, dims, lines, value_of)
+
+
+def pointwise_inputs_prep(body: PointwiseBody, rank: int, device: str, keep_layout: bool) -> list[str]:
+    """Launcher lines: check shapes, lay full inputs out in ``order``, strides for broadcast inputs."""
+    lines = []
+    for i in range(len(body.tensors)):
+        if body.full[i]:
+            lines.append(f"    assert a{i}.shape == shape, 'input {i} must have the full output shape'")
+            lines.append(f"    a{i} = a{i}.permute(order).contiguous()   # no copy when already in that layout"
+                         if keep_layout else f"    a{i} = a{i}.contiguous()")
+        else:
+            lines.append(f"    a{i} = a{i}.to({device})")
+            lines.append(f"    s{i} = a{i}.expand(shape).stride()")
+            if body.skipped[i]:
+                cond = " and ".join(f"s{i}[{d}] == 0" for d in body.skipped[i])
+                lines.append(f"    assert {cond}, 'input {i} must broadcast as in the traced model'")
+    return lines
+
+
 def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
     """The kernel and launcher text, and the launcher's call arguments.
 
@@ -252,44 +332,12 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
     out_shape = _shape(kernel.outputs[0])
     rank = len(out_shape)
     name = kernel.name
-    tensors: list[tuple[str, str, tuple[int, ...]]] = []      # (kernel arg, launcher expression, traced shape)
-    value_of: dict[fx.Node, str] = {}
-    for node in kernel.inputs:
-        i = len(tensors)
-        tensors.append((f"in{i}", node.name, _shape(node)))
-        value_of[node] = f"in{i}"
-        if node in kernel.split_bias:           # the linear/conv ran without its bias: add it here
-            produced = _shape(node)             # the linear/conv output the bias belongs to
-            bias_shape = (produced[-1],) if kernel.split_bias[node].endswith(".bias") else \
-                (produced[1],) + (1,) * (len(produced) - 2)
-            tensors.append((f"in{i + 1}", kernel.split_bias[node], bias_shape))
-            value_of[node] = f"(in{i} + in{i + 1})"
-    full = [t[2] == out_shape for t in tensors]
-    varying = {i: [d for d, size in enumerate(_aligned(t[2], rank)) if size == out_shape[d] and size > 1]
-               for i, t in enumerate(tensors) if not full[i]}
-    skipped = {i: [d for d, size in enumerate(_aligned(tensors[i][2], rank)) if size == 1 and out_shape[d] > 1]
-               for i in varying}
-    dims = sorted({d for ds in varying.values() for d in ds})
-    index = [f"i{d} = offs // inner{d}" + (f" % size{d}" if d else "") for d in dims]
-    load_lines = []
-    for i, (arg, _, _) in enumerate(tensors):
-        if not full[i] and not varying[i]:         # one value for the whole output (a scalar tensor)
-            load_lines.append(f"{arg} = tl.load({arg}_ptr).to(tl.float32)")
-            continue
-        where = "offs" if full[i] else " + ".join(f"i{d} * {arg}_s{d}" for d in varying[i])
-        load_lines.append(f"{arg} = tl.load({arg}_ptr + {where}, mask=mask, other=0.0).to(tl.float32)")
-    body: list[str] = []
-    for node in kernel.nodes:
-        op = plan.ops[node]
-        operands = [value_of[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
-        var = f"v_{node.name}"
-        body.append(f"{var} = {op.expr(*operands)}")
-        value_of[node] = var
+    pw = pointwise_body(kernel.nodes, kernel.inputs, kernel.split_bias, out_shape, plan)
+    tensors, full, value_of = pw.tensors, pw.full, pw.value_of
     stores = [f"tl.store(out{i}_ptr + offs, {value_of[n]}.to(out{i}_ptr.dtype.element_ty), mask=mask)"
               for i, n in enumerate(kernel.outputs)]
-    params = [f"{t[0]}_ptr" for t in tensors] + [f"out{i}_ptr" for i in range(len(kernel.outputs))] + \
-        ["n_elements"] + [p for d in dims for p in (f"inner{d}", f"size{d}")] + \
-        [f"{tensors[i][0]}_s{d}" for i in varying for d in varying[i]] + ["BLOCK_SIZE: tl.constexpr"]
+    params = pw.params() + [f"out{i}_ptr" for i in range(len(kernel.outputs))] + ["n_elements"] + \
+        pw.index_params() + ["BLOCK_SIZE: tl.constexpr"]
     comment = "\n".join(f"    # {_describe(n, plan)}" for n in kernel.nodes)
     kernel_src = (
         "@triton.jit\n"
@@ -297,7 +345,7 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         f"{comment}\n"
         "    offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
         "    mask = offs < n_elements\n"
-        + "".join(f"    {line}\n" for line in index + load_lines + body + stores)
+        + "".join(f"    {line}\n" for line in pw.lines + stores)
     )
     a = [f"a{i}" for i in range(len(tensors))]
     first_full = full.index(True) if any(full) else None
@@ -309,23 +357,13 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         launcher.append(f"    order = memory_order(a{first_full}) or list(range({rank}))   # keep its layout")
     else:
         launcher.append(f"    order = list(range({rank}))")
-    for i in range(len(tensors)):
-        if full[i]:
-            launcher.append(f"    assert a{i}.shape == shape, 'input {i} must have the full output shape'")
-            launcher.append(f"    a{i} = a{i}.permute(order).contiguous()   # no copy when already in that layout")
-        else:
-            launcher.append(f"    a{i} = a{i}.to({device})")
-            launcher.append(f"    s{i} = a{i}.expand(shape).stride()")
-            if skipped[i]:
-                cond = " and ".join(f"s{i}[{d}] == 0" for d in skipped[i])
-                launcher.append(f"    assert {cond}, 'input {i} must broadcast as in the traced model'")
+    launcher += pointwise_inputs_prep(pw, rank, device, keep_layout=True)
     launcher.append("    inner = inner_sizes(shape, order)")
     outs = [f"out{i}" for i in range(len(kernel.outputs))]
     for o, n in zip(outs, kernel.outputs):
         launcher.append(f"    {o} = torch.empty([shape[d] for d in order], device={device}, "
                         f"dtype={tensor_meta(n).dtype})")
-    call_args = a + outs + ["out0.numel()"] + [x for d in dims for x in (f"inner[{d}]", f"shape[{d}]")] + \
-        [f"s{i}[{d}]" for i in varying for d in varying[i]]
+    call_args = a + outs + ["out0.numel()"] + pw.index_args()
     inverse = "[order.index(d) for d in range(len(order))]"
     launcher += [
         f"    grid = (triton.cdiv(out0.numel(), {knobs['BLOCK_SIZE']}),)",
@@ -480,7 +518,7 @@ def _reduced_dims(op: Any, rank: int) -> tuple[int, ...]:
 def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
     """Reduced dims in the middle: one strided kernel. Otherwise a looped kernel (one program per row, any
     length) and a tile kernel (many short rows per program), picked by the row length at run time."""
-    node = kernel.nodes[0]
+    node = kernel.nodes[-1]
     op = plan.ops[node]
     x = next(a for a in op.tensor_args if isinstance(a, fx.Node))
     rank = len(_shape(x))
@@ -489,6 +527,7 @@ def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
     dims = _reduced_dims(op, rank)
     if kind in _MID_BODIES and dims and dims[-1] < rank - 1 and list(dims) == list(range(dims[0], dims[-1] + 1)):
         return middle_reduction_kernel(kernel, plan, knobs, dims)
+    node = kernel.nodes[-1]               # a fused pointwise prologue, if any, comes first
     keep = [d for d in range(rank) if d not in dims]
     perm = keep + list(dims)
     full = kind in _FULL_OUTPUT
@@ -581,7 +620,58 @@ def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
             kept = [f"x.shape[{d}]" if d in keep else "1" for d in range(rank)]
         shape = "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
         lines.append(f"    return out.reshape({shape})")
+    if len(kernel.nodes) > 1:
+        return _with_prologue(kernel, plan, x, loop_src, tile_src, lines, args)
     return loop_src + "\n\n" + tile_src + "\n\n" + "\n".join(lines), args
+
+
+_LOOP_LOAD = re.compile(r"tl\.load\(x_row \+ start \+ offs, mask=(.+?), other=(0\.0|float\('-?inf'\))\)")
+_TILE_LOAD = re.compile(r"tl\.load\(ptrs, mask=mask, other=(0\.0|float\('-?inf'\))\)")
+
+
+def _with_prologue(kernel: Kernel, plan: Plan, x: fx.Node, loop_src: str, tile_src: str, lines: list[str],
+                   args: list[str]) -> tuple[str, list[str]]:
+    """Compute the reduction's input inside the reduction kernels: every read of x becomes a call of a
+    device function that loads the prologue's inputs and applies its pointwise ops (x never hits memory)."""
+    name = kernel.name
+    members = kernel.nodes[:-1]
+    inputs: list[fx.Node] = []
+    for n in members:
+        for a in n.all_input_nodes:
+            if a not in members and a not in inputs:
+                inputs.append(a)
+    rank = len(_shape(x))
+    pw = pointwise_body(members, inputs, {}, _shape(x), plan)
+    params = ", ".join(pw.params() + pw.index_params())
+    comment = "\n".join(f"    # {_describe(n, plan)}" for n in members)
+    prologue = (
+        "@triton.jit\n"
+        f"def {name}_prologue(offs, mask, other, {params}):\n"
+        f"{comment}\n"
+        + "".join(f"    {line}\n" for line in pw.lines)
+        + f"    return tl.where(mask, {pw.value_of[x]}, other)\n"
+    )
+    noted = "".join(f"    # {_describe(n, plan)}   (prologue: computed at each read of x)\n" for n in members)
+    loop_src, tile_src = (src.replace("):\n", "):\n" + noted, 1) for src in (loop_src, tile_src))
+    loop_src = loop_src.replace("(x_ptr, ", f"({params}, ", 1).replace("    x_row = x_ptr + row * n_cols\n", "")
+    loop_src = _LOOP_LOAD.sub(lambda m: f"{name}_prologue(row * n_cols + start + offs, {m.group(1)}, "
+                                        f"{m.group(2)}, {params})", loop_src)
+    tile_src = tile_src.replace("(x_ptr, ", f"({params}, ", 1).replace("    ptrs = x_ptr + offs2d\n", "")
+    tile_src = _TILE_LOAD.sub(lambda m: f"{name}_prologue(offs2d, mask, {m.group(1)}, {params})", tile_src)
+    assert "x_ptr" not in loop_src + tile_src and "x_row" not in loop_src, "a read of x was not replaced"
+    a = [f"a{i}" for i in range(len(pw.tensors))]
+    first_full = pw.full.index(True)
+    call = ", ".join(a + pw.index_args())
+    head = lines[0].replace(f"def {name}(x", f"def {name}({', '.join(a)}", 1)
+    prep = [f"    shape = torch.broadcast_shapes({', '.join(v + '.shape' for v in a)})",
+            f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
+    prep += pointwise_inputs_prep(pw, rank, f"a{first_full}.device", keep_layout=False)
+    prep += [f"    inner = inner_sizes(shape, list(range({rank})))",
+             f"    x = a{first_full}    # the prologue's value has this input's shape (it is never stored)"]
+    body = [line.replace("](xt, ", f"]({call}, ") for line in lines[1:]]
+    launcher = "\n".join([head] + prep + body)
+    return (prologue + "\n\n" + loop_src + "\n\n" + tile_src + "\n\n"
+            + launcher, [t[1] for t in pw.tensors] + args[1:])
 
 
 def middle_reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], dims: tuple[int, ...]

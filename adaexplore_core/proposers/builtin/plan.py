@@ -159,6 +159,8 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         target.nodes.append(n)
         kernel_of[n] = target
 
+    if options.fuse:
+        _fuse_prologues(kernels, kernel_of, ops)
     taken = {n.name for n in nodes}
     for i, k in enumerate(kernels):
         k.index = i
@@ -177,6 +179,40 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
     if options.split_bias:
         _split_biases(plan, modules, kernel_of)
     return plan
+
+
+def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> None:
+    """Move a pointwise kernel that only feeds a row reduction into it: the reduction then computes its input
+    on the fly and the intermediate tensor is never written. Only for reductions over trailing dims (the
+    row kernels), and only when the pointwise group has an input of the full shape."""
+    for r in [k for k in kernels if k.kind == "reduction"]:
+        red = r.nodes[0]
+        op = ops[red]
+        x = op.tensor_args[0]
+        p = kernel_of.get(x) if isinstance(x, fx.Node) else None
+        if p is None or p.kind != "pointwise" or p.split_bias or list(x.users) != [red]:
+            continue
+        members = set(p.nodes)
+        if any(u not in members for m in p.nodes if m is not x for u in m.users):
+            continue                                        # another member is needed outside
+        shape = tuple(tensor_meta(x).shape)
+        rank = len(shape)
+        if op.reduction == "group_norm":
+            dims: tuple[int, ...] = tuple(range(1, rank))
+        elif op.reduction == "layer_norm":
+            dims = tuple(range(rank - len(op.dim), rank))
+        else:
+            raw = op.dim if isinstance(op.dim, (tuple, list)) else (op.dim,)
+            dims = tuple(sorted({int(d) % rank for d in raw})) if rank else ()
+        if not dims or dims != tuple(range(rank - len(dims), rank)):
+            continue                                        # not the row kernels
+        outside = [a for n in p.nodes for a in n.all_input_nodes if a not in members]
+        if not any(tensor_meta(a) is not None and tuple(tensor_meta(a).shape) == shape for a in outside):
+            continue
+        r.nodes = p.nodes + r.nodes
+        for n in p.nodes:
+            kernel_of[n] = r
+        kernels.remove(p)
 
 
 def _schedule(nodes: list[fx.Node], position: dict[fx.Node, int], kernel_of: dict[fx.Node, Kernel]
