@@ -321,3 +321,13 @@ def _reduction(node: fx.Node, name: str, x: Any) -> Op:
         return torch_op(name)
     return Op("reduction", name, [x], reduction=name, dim=tuple(dim) if isinstance(dim, (list, tuple)) else dim,
               keepdim=keepdim)
+
+
+def reduced_dims(op: Op, rank: int) -> tuple[int, ...]:
+    """The dims a reduction op reduces, non-negative and sorted (norms: their trailing or per-sample dims)."""
+    if op.reduction == "layer_norm":
+        return tuple(range(rank - len(op.dim), rank))
+    if op.reduction == "group_norm":
+        return tuple(range(1, rank))
+    raw = op.dim if isinstance(op.dim, (tuple, list)) else (op.dim,)
+    return tuple(sorted({int(d) % rank for d in raw})) if rank else ()

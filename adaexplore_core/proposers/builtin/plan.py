@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import fx, nn
 from torch.fx.passes.shape_prop import TensorMetadata
 
-from .ops import Op, classify
+from .ops import Op, classify, reduced_dims
 
 BIAS_SPLIT_MODULES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d,
                       nn.ConvTranspose3d)
@@ -197,13 +197,7 @@ def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
             continue                                        # another member is needed outside
         shape = tuple(tensor_meta(x).shape)
         rank = len(shape)
-        if op.reduction == "group_norm":
-            dims: tuple[int, ...] = tuple(range(1, rank))
-        elif op.reduction == "layer_norm":
-            dims = tuple(range(rank - len(op.dim), rank))
-        else:
-            raw = op.dim if isinstance(op.dim, (tuple, list)) else (op.dim,)
-            dims = tuple(sorted({int(d) % rank for d in raw})) if rank else ()
+        dims = reduced_dims(op, rank)
         if not dims or dims != tuple(range(rank - len(dims), rank)):
             continue                                        # not the row kernels
         outside = [a for n in p.nodes for a in n.all_input_nodes if a not in members]

@@ -1,0 +1,100 @@
+"""The Triton GEMM: tiled, grouped for L2 reuse, fp32 accumulation of IEEE fp32 products (no TF32), with the
+bias and the following pointwise ops applied to each output tile before it is stored."""
+from __future__ import annotations
+
+from typing import Any
+
+from torch import fx
+
+from .ops import lit
+from .plan import Kernel, Plan, gemm_operands, tensor_meta
+from .text import describe_node, render
+
+def gemm_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], modules: dict[str, Any]
+                ) -> tuple[str, list[str]]:
+    """A tiled Triton matrix product (fp32 accumulation, IEEE fp32 products: no TF32) with the bias and the
+    following pointwise ops applied to each output tile before it is stored."""
+    gemm = kernel.nodes[0]
+    operands = gemm_operands(gemm, modules)
+    name = kernel.name
+    members = set(kernel.nodes)
+    epilogue_inputs: list[fx.Node] = []
+    for n in kernel.nodes[1:]:
+        for a in n.all_input_nodes:
+            if a not in members and a not in epilogue_inputs:
+                epilogue_inputs.append(a)
+    value_of: dict[fx.Node, str] = {gemm: "v_gemm"}
+    loads = []
+    for i, node in enumerate(epilogue_inputs):
+        arg = f"e{i}"
+        value_of[node] = arg
+        loads.append(f"{arg} = tl.load({arg}_ptr + offs_m[:, None] * {arg}_sm + offs_n[None, :] * {arg}_sn, "
+                     "mask=mask, other=0.0).to(tl.float32)")
+    body = []
+    for node in kernel.nodes[1:]:
+        op = plan.ops[node]
+        terms = [value_of[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
+        body.append(f"v_{node.name} = {op.expr(*terms)}")
+        value_of[node] = f"v_{node.name}"
+    has_bias = operands["bias"] is not None
+    outs = [f"out{i}" for i in range(len(kernel.outputs))]
+    stores = [f"tl.store({o}_ptr + offs_m[:, None] * N + offs_n[None, :], {value_of[n]}.to({o}_ptr.dtype.element_ty), "
+              "mask=mask)" for o, n in zip(outs, kernel.outputs)]
+    params = (["a_ptr", "w_ptr"] + (["bias_ptr"] if has_bias else []) + [f"e{i}_ptr" for i in range(len(loads))]
+              + [f"{o}_ptr" for o in outs] + ["M", "N", "K", "stride_am", "stride_ak", "stride_wk", "stride_wn"]
+              + [p for i in range(len(loads)) for p in (f"e{i}_sm", f"e{i}_sn")]
+              + ["BLOCK_M: tl.constexpr", "BLOCK_N: tl.constexpr", "BLOCK_K: tl.constexpr", "GROUP_M: tl.constexpr"])
+    comment = "\n".join(f"    # {describe_node(n, plan)}" for n in kernel.nodes[1:])
+    kernel_src = (
+        "@triton.jit\n"
+        f"def {name}_kernel({', '.join(params)}):\n"
+        f"    # {gemm.name} = matmul(a, w{'.T' if operands['transposed'] else ''}){' + bias' if has_bias else ''}, "
+        "tiled; then, per output tile:\n"
+        f"{comment}\n"
+        "    pid = tl.program_id(0)\n"
+        "    num_pid_m, num_pid_n = tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N)\n"
+        "    group = pid // (GROUP_M * num_pid_n)                  # GROUP_M row blocks share w tiles in L2\n"
+        "    first_m = group * GROUP_M\n"
+        "    group_size = tl.minimum(num_pid_m - first_m, GROUP_M)\n"
+        "    pid_m = first_m + (pid % (GROUP_M * num_pid_n)) % group_size\n"
+        "    pid_n = (pid % (GROUP_M * num_pid_n)) // group_size\n"
+        "    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)\n"
+        "    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n"
+        "    offs_k = tl.arange(0, BLOCK_K)\n"
+        "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+        "    for k in range(0, K, BLOCK_K):\n"
+        "        a = tl.load(a_ptr + offs_m[:, None] * stride_am + (k + offs_k)[None, :] * stride_ak,\n"
+        "                    mask=(offs_m[:, None] < M) & ((k + offs_k)[None, :] < K), other=0.0).to(tl.float32)\n"
+        "        w = tl.load(w_ptr + (k + offs_k)[:, None] * stride_wk + offs_n[None, :] * stride_wn,\n"
+        "                    mask=((k + offs_k)[:, None] < K) & (offs_n[None, :] < N), other=0.0).to(tl.float32)\n"
+        "        acc += tl.dot(a, w, input_precision='ieee')\n"
+        "    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)\n"
+        + ("    v_gemm = acc + tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0).to(tl.float32)[None, :]\n"
+           if has_bias else "    v_gemm = acc\n")
+        + "".join(f"    {line}\n" for line in loads + body + stores)
+    )
+    lp = ["a", "w"] + (["bias"] if has_bias else []) + [f"e{i}" for i in range(len(loads))]
+    n_expr, strides = ("w.shape[0]", "w.stride(1), w.stride(0)") if operands["transposed"] else \
+        ("w.shape[1]", "w.stride(0), w.stride(1)")
+    lines = [f"def {name}({', '.join(lp)}):",
+             "    assert a.dim() == 2 and w.dim() == 2, 'a 2-D matrix product, as traced'",
+             "    M, K = a.shape",
+             f"    N = {n_expr}",
+             f"    assert {'w.shape[1]' if operands['transposed'] else 'w.shape[0]'} == K, 'inner dimensions differ'"]
+    for i in range(len(loads)):
+        lines += [f"    e{i} = e{i}.to(a.device)", f"    s{i} = e{i}.expand(M, N).stride()"]
+    lines += [f"    {o} = torch.empty((M, N), device=a.device, dtype={tensor_meta(n).dtype})"
+              for o, n in zip(outs, kernel.outputs)]
+    call = lp + outs + ["M", "N", "K", "a.stride(0)", "a.stride(1)", strides] + \
+        [x for i in range(len(loads)) for x in (f"s{i}[0]", f"s{i}[1]")]
+    lines += [f"    grid = (triton.cdiv(M, {knobs['BLOCK_M']}) * triton.cdiv(N, {knobs['BLOCK_N']}),)",
+              f"    {name}_kernel[grid]({', '.join(call)}, BLOCK_M={knobs['BLOCK_M']}, BLOCK_N={knobs['BLOCK_N']}, "
+              f"BLOCK_K={knobs['BLOCK_K']}, GROUP_M={knobs['GROUP_M']}, num_warps={knobs['num_warps']}, "
+              f"num_stages={knobs['num_stages']})",
+              f"    return {', '.join(outs)}"]
+    args = [render(operands["a"]), render(operands["weight"]) if isinstance(operands["weight"], fx.Node)
+            else operands["weight"]]
+    if has_bias:
+        args.append(render(operands["bias"]) if isinstance(operands["bias"], fx.Node) else operands["bias"])
+    args += [n.name for n in epilogue_inputs]
+    return kernel_src + "\n\n" + "\n".join(lines), args

@@ -1,0 +1,162 @@
+"""Pointwise kernels: a fused group of elementwise ops, walked in the memory order of its first full-shaped
+input, other inputs broadcast through their strides. ``pointwise_body`` is shared with reduction prologues."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torch import fx
+
+from .ops import lit
+from .plan import Kernel, Plan, tensor_meta
+from .text import aligned, describe_node, shape_of
+
+LAYOUT_HELPERS = '''
+def memory_order(t):
+    """t's dims from outermost to innermost in memory when t is dense (no gaps, no overlap); else None."""
+    order = sorted(range(t.dim()), key=lambda d: (-t.stride(d), -t.shape[d]))
+    expected = 1
+    for d in reversed(order):
+        if t.shape[d] != 1 and t.stride(d) != expected:
+            return None
+        expected *= t.shape[d]
+    return order
+
+
+def inner_sizes(shape, order):
+    """For each dim, the product of the sizes of the dims stored inside it (its step in a flat index)."""
+    inner, step = [1] * len(shape), 1
+    for d in reversed(order):
+        inner[d] = step
+        step *= shape[d]
+    return inner
+'''
+
+
+
+@dataclass
+class PointwiseBody:
+    """The inputs, index math, loads and expressions of a fused pointwise group, at a flat offset ``offs``
+    into the output walked in memory order. Shared by pointwise kernels and reduction prologues."""
+
+    tensors: list[tuple[str, str, tuple[int, ...]]]   # (kernel arg, launcher expression, traced shape)
+    full: list[bool]                                  # input i has the output's full shape
+    varying: dict[int, list[int]]                     # broadcast input -> dims along which it varies
+    skipped: dict[int, list[int]]                     # broadcast input -> dims it is broadcast along
+    dims: list[int]                                   # dims whose index the loads need
+    lines: list[str]                                  # index math, loads, expressions
+    value_of: dict[fx.Node, str]
+
+    def params(self) -> list[str]:
+        return [f"{t[0]}_ptr" for t in self.tensors]
+
+    def index_params(self) -> list[str]:
+        return [p for d in self.dims for p in (f"inner{d}", f"size{d}")] + \
+            [f"{self.tensors[i][0]}_s{d}" for i in self.varying for d in self.varying[i]]
+
+    def index_args(self) -> list[str]:
+        return [x for d in self.dims for x in (f"inner[{d}]", f"shape[{d}]")] + \
+            [f"s{i}[{d}]" for i in self.varying for d in self.varying[i]]
+
+
+def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict[fx.Node, str],
+                   out_shape: tuple[int, ...], plan: Plan, offs: str = "offs") -> PointwiseBody:
+    rank = len(out_shape)
+    tensors: list[tuple[str, str, tuple[int, ...]]] = []
+    value_of: dict[fx.Node, str] = {}
+    for node in inputs:
+        i = len(tensors)
+        tensors.append((f"in{i}", node.name, shape_of(node)))
+        value_of[node] = f"in{i}"
+        if node in split_bias:                  # the linear/conv ran without its bias: add it here
+            produced = shape_of(node)             # the linear/conv output the bias belongs to
+            bias_shape = (produced[-1],) if split_bias[node].endswith(".bias") else \
+                (produced[1],) + (1,) * (len(produced) - 2)
+            tensors.append((f"in{i + 1}", split_bias[node], bias_shape))
+            value_of[node] = f"(in{i} + in{i + 1})"
+    full = [t[2] == out_shape for t in tensors]
+    varying = {i: [d for d, size in enumerate(aligned(t[2], rank)) if size == out_shape[d] and size > 1]
+               for i, t in enumerate(tensors) if not full[i]}
+    skipped = {i: [d for d, size in enumerate(aligned(tensors[i][2], rank)) if size == 1 and out_shape[d] > 1]
+               for i in varying}
+    dims = sorted({d for ds in varying.values() for d in ds})
+    lines = [f"i{d} = {offs} // inner{d}" + (f" % size{d}" if d else "") for d in dims]
+    for i, (arg, _, _) in enumerate(tensors):
+        if not full[i] and not varying[i]:         # one value for the whole output (a scalar tensor)
+            lines.append(f"{arg} = tl.load({arg}_ptr).to(tl.float32)")
+            continue
+        where = offs if full[i] else " + ".join(f"i{d} * {arg}_s{d}" for d in varying[i])
+        lines.append(f"{arg} = tl.load({arg}_ptr + {where}, mask=mask, other=0.0).to(tl.float32)")
+    for node in nodes:
+        op = plan.ops[node]
+        operands = [value_of[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
+        lines.append(f"v_{node.name} = {op.expr(*operands)}")
+        value_of[node] = f"v_{node.name}"
+    return PointwiseBody(tensors, full, varying, skipped, dims, lines, value_of)
+
+
+def pointwise_inputs_prep(body: PointwiseBody, rank: int, device: str, keep_layout: bool) -> list[str]:
+    """Launcher lines: check shapes, lay full inputs out in ``order``, strides for broadcast inputs."""
+    lines = []
+    for i in range(len(body.tensors)):
+        if body.full[i]:
+            lines.append(f"    assert a{i}.shape == shape, 'input {i} must have the full output shape'")
+            lines.append(f"    a{i} = a{i}.permute(order).contiguous()   # no copy when already in that layout"
+                         if keep_layout else f"    a{i} = a{i}.contiguous()")
+        else:
+            lines.append(f"    a{i} = a{i}.to({device})")
+            lines.append(f"    s{i} = a{i}.expand(shape).stride()")
+            if body.skipped[i]:
+                cond = " and ".join(f"s{i}[{d}] == 0" for d in body.skipped[i])
+                lines.append(f"    assert {cond}, 'input {i} must broadcast as in the traced model'")
+    return lines
+
+
+def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
+    """The kernel and launcher text, and the launcher's call arguments.
+
+    The kernel walks the output in the memory order of the first full-shaped input (so channels-last or
+    transposed tensors are not copied); other inputs broadcast into it through their strides, and only
+    along the dims where the traced model had them vary (the launcher asserts the rest are broadcast)."""
+    out_shape = shape_of(kernel.outputs[0])
+    rank = len(out_shape)
+    name = kernel.name
+    pw = pointwise_body(kernel.nodes, kernel.inputs, kernel.split_bias, out_shape, plan)
+    tensors, full, value_of = pw.tensors, pw.full, pw.value_of
+    stores = [f"tl.store(out{i}_ptr + offs, {value_of[n]}.to(out{i}_ptr.dtype.element_ty), mask=mask)"
+              for i, n in enumerate(kernel.outputs)]
+    params = pw.params() + [f"out{i}_ptr" for i in range(len(kernel.outputs))] + ["n_elements"] + \
+        pw.index_params() + ["BLOCK_SIZE: tl.constexpr"]
+    comment = "\n".join(f"    # {describe_node(n, plan)}" for n in kernel.nodes)
+    kernel_src = (
+        "@triton.jit\n"
+        f"def {name}_kernel({', '.join(params)}):\n"
+        f"{comment}\n"
+        "    offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
+        "    mask = offs < n_elements\n"
+        + "".join(f"    {line}\n" for line in pw.lines + stores)
+    )
+    a = [f"a{i}" for i in range(len(tensors))]
+    first_full = full.index(True) if any(full) else None
+    device = f"a{first_full if first_full is not None else 0}.device"
+    launcher = [f"def {name}({', '.join(a)}):",
+                f"    shape = torch.broadcast_shapes({', '.join(x + '.shape' for x in a)})",
+                f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
+    if first_full is not None:
+        launcher.append(f"    order = memory_order(a{first_full}) or list(range({rank}))   # keep its layout")
+    else:
+        launcher.append(f"    order = list(range({rank}))")
+    launcher += pointwise_inputs_prep(pw, rank, device, keep_layout=True)
+    launcher.append("    inner = inner_sizes(shape, order)")
+    outs = [f"out{i}" for i in range(len(kernel.outputs))]
+    for o, n in zip(outs, kernel.outputs):
+        launcher.append(f"    {o} = torch.empty([shape[d] for d in order], device={device}, "
+                        f"dtype={tensor_meta(n).dtype})")
+    call_args = a + outs + ["out0.numel()"] + pw.index_args()
+    inverse = "[order.index(d) for d in range(len(order))]"
+    launcher += [
+        f"    grid = (triton.cdiv(out0.numel(), {knobs['BLOCK_SIZE']}),)",
+        f"    {name}_kernel[grid]({', '.join(call_args)}, BLOCK_SIZE={knobs['BLOCK_SIZE']}, "
+        f"num_warps={knobs['num_warps']})",
+        f"    return {', '.join(o + '.permute(' + inverse + ')' for o in outs)}",
+    ]
+    return kernel_src + "\n\n" + "\n".join(launcher), [t[1] for t in tensors]
