@@ -295,8 +295,8 @@ class _Slot(threading.Thread):
                                    env=worker.env)
                 if now > task_deadline:
                     self._discard_worker()
-                    return error("internal", f"Loading the task and its baselines took over "
-                                             f"{config.task_timeout_s:g} s", env=worker.env)
+                    return error("internal", f"Judging took over {config.task_timeout_s:g} s in all (loading "
+                                             "the task, its baselines and the candidate's trials)", env=worker.env)
                 rss = worker.rss_mb()
                 if rss > config.memory_limit_mb:
                     self._discard_worker()

@@ -228,8 +228,8 @@ class Judging:
         path.write_text(self.request.candidate_source, encoding="utf-8")
         module = _run_candidate(self.state, lambda: import_file(str(path), prefix="adaexplore_candidate"),
                                 "module")
-        if isinstance(getattr(module, "ModelNew", None), type) is False or \
-                not issubclass(module.ModelNew, torch.nn.Module):
+        model_new = getattr(module, "ModelNew", None)
+        if not (isinstance(model_new, type) and issubclass(model_new, torch.nn.Module)):
             raise self.fail("load", "load", "ModelNew is not an nn.Module class",
                             "The candidate's ModelNew is not a torch.nn.Module class")
         if installed_global_hooks():
@@ -245,7 +245,7 @@ class Judging:
         except Exception as e:  # noqa: BLE001
             raise Failed(error("reference", f"constructing the reference raised {_describe(e)}")) from e
         try:
-            candidate = _run_candidate(self.state, lambda: task.build(module.ModelNew, seed, self.device),
+            candidate = _run_candidate(self.state, lambda: task.build(model_new, seed, self.device),
                                        "constructor")
         except Failed as f:
             f.verdict.stage = "load"
