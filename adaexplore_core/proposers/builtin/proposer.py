@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from ...judge import guard
-from ..base import LARGE, Proposal, ProposalError, ProposalRequest
+from ..base import LARGE, Candidate, Proposal, ProposalError, ProposalRequest
 from .capture import Captured, capture
 from .codegen import DEFAULT_KNOBS, generate
 from .plan import Plan, PlanOptions, make_plan
@@ -74,13 +74,14 @@ class BuiltinProposer:
         if not plans:
             generate(captured, make_plan(captured.graph_module, captured.modules))   # raises the reason
         rng = random.Random(request.seed)
-        parent = (request.parent.meta.get("builtin") if request.parent else None) or None
+        parent = request.parent.meta.get("builtin") if request.parent else None
         if request.step == LARGE or parent is None:
             used = [c.meta.get("builtin", {}).get("options") for c in request.pool]
             fresh = [p for p in plans if p[1].options.to_dict() not in used]
             graph, plan = fresh[0] if fresh else plans[rng.randrange(len(plans))]
             knobs: dict[int, dict[str, int]] = {} if fresh else _random_knobs(plan, rng)
             change = "default block sizes" if fresh else "random block sizes"
+            source = generate(graph, plan, knobs)
         else:
             options = PlanOptions(**parent["options"])
             graph, plan = next((p for p in plans if p[1].options == options), plans[0])
@@ -91,8 +92,6 @@ class BuiltinProposer:
                 source = generate(graph, plan, knobs)
                 if source != request.parent.source:
                     break
-        if request.step == LARGE or parent is None:
-            source = generate(graph, plan, knobs)
         findings = guard.check_source(source, request.task.class_name)
         if findings:
             raise ProposalError(f"unsupported: the generated candidate breaks a judge rule "
@@ -105,7 +104,7 @@ class BuiltinProposer:
         """Up to ``count`` distinct candidates: every plan first, then knob variations of the default plan."""
         proposals: list[Proposal] = []
         digests: set[str] = set()
-        pool = []
+        pool: list[Candidate] = []
         rng = random.Random(request.seed)
         attempts = 0
         while len(proposals) < count and attempts < count * 8:
@@ -117,7 +116,6 @@ class BuiltinProposer:
                 continue
             digests.add(digest)
             proposals.append(proposal)
-            from ..base import Candidate
             pool.append(Candidate(source=proposal.source, meta=proposal.meta))
         return proposals
 
