@@ -32,9 +32,15 @@ class PlanOptions:
     split_bias: bool = False
     fold: bool = True
     gemm: str = "torch"          # "torch": cuBLAS, epilogue in a fused kernel; "triton": a Triton GEMM with it
+    boundaries: tuple[str, ...] = ()   # nodes that start a new fused kernel instead of joining their input's
 
     def to_dict(self) -> dict[str, Any]:
-        return {"fuse": self.fuse, "split_bias": self.split_bias, "fold": self.fold, "gemm": self.gemm}
+        return {"fuse": self.fuse, "split_bias": self.split_bias, "fold": self.fold, "gemm": self.gemm,
+                "boundaries": list(self.boundaries)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "PlanOptions":
+        return cls(**{**data, "boundaries": tuple(data.get("boundaries", ()))})
 
 
 @dataclass(eq=False)          # identity semantics: kernels are graph units, hashed by identity
@@ -143,7 +149,7 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
             continue
         shape = tuple(tensor_meta(n).shape)
         target = None
-        if options.fuse:
+        if options.fuse and n.name not in options.boundaries:
             for a in op.tensor_args:
                 k = kernel_of.get(a) if isinstance(a, fx.Node) else None
                 if k is None or k.kind not in ("pointwise", "gemm") or tuple(tensor_meta(k.nodes[0]).shape) != shape:

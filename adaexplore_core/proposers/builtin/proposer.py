@@ -26,6 +26,7 @@ KNOB_CHOICES = {
              "num_warps": [4, 8], "num_stages": [2, 3, 4]},
 }
 MUTATION_TRIES = 8
+BOUNDARY_MOVE_SHARE = 0.25      # of small steps: split a fused kernel at a node, or merge one back
 PLAN_VARIANTS = (PlanOptions(), PlanOptions(split_bias=True), PlanOptions(gemm="triton"), PlanOptions(fuse=False),
                  PlanOptions(fold=False))
 
@@ -83,15 +84,22 @@ class BuiltinProposer:
             change = "default block sizes" if fresh else "random block sizes"
             source = generate(graph, plan, knobs)
         else:
-            options = PlanOptions(**parent["options"])
-            graph, plan = next((p for p in plans if p[1].options == options), plans[0])
+            options = PlanOptions.from_dict(parent["options"])
+            graph = self.folded(captured) if options.fold else captured
             base = {int(k): dict(v) for k, v in parent.get("knobs", {}).items()}
+            plan = make_plan(graph.graph_module, graph.modules, options)
             for _ in range(MUTATION_TRIES):         # some knobs do not apply to every kernel variant
-                knobs = {k: dict(v) for k, v in base.items()}
-                change = _mutate_knob(plan, knobs, rng)
+                if rng.random() < BOUNDARY_MOVE_SHARE and _movable(plan):
+                    moved = _move_boundary(plan, rng)
+                    plan = make_plan(graph.graph_module, graph.modules, moved)
+                    knobs, change = {}, f"fusion boundary moved ({_boundary_change(options, moved)})"
+                else:
+                    knobs = {k: dict(v) for k, v in base.items()}
+                    change = _mutate_knob(plan, knobs, rng)
                 source = generate(graph, plan, knobs)
                 if source != request.parent.source:
                     break
+                plan = make_plan(graph.graph_module, graph.modules, options)
         findings = guard.check_source(source, request.task.class_name)
         if findings:
             raise ProposalError(f"unsupported: the generated candidate breaks a judge rule "
@@ -118,6 +126,27 @@ class BuiltinProposer:
             proposals.append(proposal)
             pool.append(Candidate(source=proposal.source, meta=proposal.meta))
         return proposals
+
+
+def _movable(plan: Plan) -> bool:
+    return plan.options.fuse and (bool(plan.options.boundaries) or
+                                   any(k.kind == "pointwise" and len(k.nodes) > 1 for k in plan.kernels))
+
+
+def _move_boundary(plan: Plan, rng: random.Random) -> PlanOptions:
+    """Split a fused pointwise kernel before one of its nodes, or (half the time, when any) undo a split."""
+    options = plan.options
+    candidates = [n.name for k in plan.kernels if k.kind == "pointwise" for n in k.nodes[1:]]
+    if options.boundaries and (not candidates or rng.random() < 0.5):
+        dropped = rng.choice(sorted(options.boundaries))
+        return dataclasses.replace(options, boundaries=tuple(b for b in options.boundaries if b != dropped))
+    return dataclasses.replace(options, boundaries=tuple(sorted(set(options.boundaries) | {rng.choice(candidates)})))
+
+
+def _boundary_change(before: PlanOptions, after: PlanOptions) -> str:
+    added = sorted(set(after.boundaries) - set(before.boundaries))
+    removed = sorted(set(before.boundaries) - set(after.boundaries))
+    return f"split before {added[0]}" if added else f"merged at {removed[0]}"
 
 
 def _knob_values(plan: Plan, knobs: dict[int, dict[str, int]], index: int) -> dict[str, int]:
