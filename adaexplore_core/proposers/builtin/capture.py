@@ -7,6 +7,7 @@ module fx cannot trace gets ``ProposalError("unsupported: ... at line N")``.
 from __future__ import annotations
 
 import ast
+import operator
 import re
 import traceback
 from dataclasses import dataclass
@@ -47,6 +48,30 @@ def _root_cause(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[0] if text else ''}"
 
 
+def _values_only(graph_module: fx.GraphModule) -> None:
+    """``torch.max(x, dim)[0]`` with the indices unused becomes ``torch.amax(x, dim)`` (likewise min), so the
+    reduction can be fused; the graph is otherwise unchanged."""
+    graph = graph_module.graph
+    for node in list(graph.nodes):
+        is_max = node.op == "call_function" and node.target in (torch.max, torch.min) or \
+            node.op == "call_method" and node.target in ("max", "min")
+        users = list(node.users)
+        if not is_max or not users or any(u.target is not operator.getitem or u.args[1] != 0 for u in users):
+            continue
+        dim = node.kwargs.get("dim", node.args[1] if len(node.args) > 1 else None)
+        keepdim = node.kwargs.get("keepdim", node.args[2] if len(node.args) > 2 else False)
+        if not isinstance(dim, int) or set(node.kwargs) - {"dim", "keepdim"}:
+            continue
+        amax = torch.amax if node.target in (torch.max, "max") else torch.amin
+        with graph.inserting_before(node):
+            values = graph.call_function(amax, (node.args[0],), {"dim": dim, "keepdim": bool(keepdim)})
+        for user in users:
+            user.replace_all_uses_with(values)
+            graph.erase_node(user)
+        graph.erase_node(node)
+    graph_module.recompile()
+
+
 def _trace(model: nn.Module, path: str) -> fx.GraphModule:
     tracer = fx.Tracer()
     try:
@@ -55,7 +80,9 @@ def _trace(model: nn.Module, path: str) -> fx.GraphModule:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ProposalError(f"unsupported: the forward cannot be captured by torch.fx ({first}){_line_of(e, path)}; "
                             "data-dependent control flow (if/for on tensor values) is the usual cause") from e
-    return fx.GraphModule(model, graph)
+    graph_module = fx.GraphModule(model, graph)
+    _values_only(graph_module)
+    return graph_module
 
 
 def check_input_mutation(source: str, class_name: str) -> None:
