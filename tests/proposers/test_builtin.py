@@ -198,12 +198,14 @@ def test_generated_source_is_readable(path: Path, proposed):
     for proposal in item.require():
         functions = _functions(proposal.source)
         lines = proposal.source.splitlines()
-        helpers = {name for name, fn in functions.items() if _is_jit(fn) and name.endswith("_prologue")}
+        helpers = {name for name, fn in functions.items()
+                   if _is_jit(fn) and name.endswith(("_prologue", "_epilogue"))}
         jit = {name for name, fn in functions.items() if _is_jit(fn)} - helpers   # device functions: no launcher
-        for helper in helpers:        # a fused prologue is called by the kernels of its own launcher only
+        for helper in helpers:        # a fused prologue/epilogue is called by its own launcher's kernels only
             callers = {name for name in jit if helper in {c.func.id for c in ast.walk(functions[name])
                                                           if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}}
-            assert callers and all(c.startswith(helper.removesuffix("_prologue")) for c in callers), (helper, callers)
+            owner = helper.removesuffix("_prologue").removesuffix("_epilogue")
+            assert callers and all(c.startswith(owner) for c in callers), (helper, callers)
         launchers = {name: _launched(fn) & jit for name, fn in functions.items() if _launched(fn) & jit}
         forward = next(n for n in ast.walk(ast.parse(proposal.source))
                        if isinstance(n, ast.FunctionDef) and n.name == "forward")

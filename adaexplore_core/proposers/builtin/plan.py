@@ -167,6 +167,7 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
 
     if options.fuse:
         _fuse_prologues(kernels, kernel_of, ops)
+        _fuse_epilogues(kernels, kernel_of, ops)
     taken = {n.name for n in nodes}
     for i, k in enumerate(kernels):
         k.index = i
@@ -213,6 +214,36 @@ def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
         for n in p.nodes:
             kernel_of[n] = r
         kernels.remove(p)
+
+
+FULL_OUTPUT_REDUCTIONS = {"softmax", "log_softmax", "layer_norm", "group_norm"}
+
+
+def _fuse_epilogues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> None:
+    """Move a pointwise kernel that consumes a full-output row reduction (softmax, norms) into it: its ops
+    run on each value before the store. Only when the reduction's value has no other user and the pointwise
+    kernel has one output of the same shape."""
+    for r in [k for k in kernels if k.kind == "reduction"]:
+        red = next(n for n in r.nodes if ops[n].kind == "reduction")
+        op = ops[red]
+        users = list(red.users)
+        if op.reduction not in FULL_OUTPUT_REDUCTIONS or len(users) != 1 or red is not r.nodes[-1]:
+            continue
+        e = kernel_of.get(users[0])
+        if e is None or e.kind != "pointwise" or e.split_bias:
+            continue
+        members = set(e.nodes)
+        outputs = [n for n in e.nodes if any(u not in members for u in n.users)]
+        shape = tuple(tensor_meta(red).shape)
+        rank = len(shape)
+        dims = reduced_dims(op, rank)
+        if len(outputs) != 1 or outputs[0] is not e.nodes[-1] or tuple(tensor_meta(outputs[0]).shape) != shape \
+                or not dims or dims != tuple(range(rank - len(dims), rank)):
+            continue
+        r.nodes = r.nodes + e.nodes
+        for n in e.nodes:
+            kernel_of[n] = r
+        kernels.remove(e)
 
 
 def _schedule(nodes: list[fx.Node], position: dict[fx.Node, int], kernel_of: dict[fx.Node, Kernel]

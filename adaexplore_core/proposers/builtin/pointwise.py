@@ -45,41 +45,52 @@ class PointwiseBody:
     dims: list[int]                                   # dims whose index the loads need
     lines: list[str]                                  # index math, loads, expressions
     value_of: dict[fx.Node, str]
+    var: str = "a"                                    # launcher-side names: a0, a1 (strides s0, s1)
+    ix: str = ""                                      # prefix of the index parameters (inner1, size1)
 
     def params(self) -> list[str]:
         return [f"{t[0]}_ptr" for t in self.tensors]
 
     def index_params(self) -> list[str]:
-        return [p for d in self.dims for p in (f"inner{d}", f"size{d}")] + \
+        return [p for d in self.dims for p in (f"{self.ix}inner{d}", f"{self.ix}size{d}")] + \
             [f"{self.tensors[i][0]}_s{d}" for i in self.varying for d in self.varying[i]]
 
     def index_args(self) -> list[str]:
         return [x for d in self.dims for x in (f"inner[{d}]", f"shape[{d}]")] + \
-            [f"s{i}[{d}]" for i in self.varying for d in self.varying[i]]
+            [f"{self.strides(i)}[{d}]" for i in self.varying for d in self.varying[i]]
+
+    def launcher_names(self) -> list[str]:
+        return [f"{self.var}{i}" for i in range(len(self.tensors))]
+
+    def strides(self, i: int) -> str:
+        return f"s{i}" if self.var == "a" else f"{self.var}s{i}"
 
 
 def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict[fx.Node, str],
-                   out_shape: tuple[int, ...], plan: Plan, offs: str = "offs") -> PointwiseBody:
+                   out_shape: tuple[int, ...], plan: Plan, offs: str = "offs", prefix: str = "in",
+                   var: str = "a", given: dict[fx.Node, str] | None = None, ix: str = "") -> PointwiseBody:
+    """``prefix``/``var`` name the kernel arguments and launcher variables; ``given`` maps nodes whose value
+    the caller already holds (a reduction's result, for an epilogue) to their expression."""
     rank = len(out_shape)
     tensors: list[tuple[str, str, tuple[int, ...]]] = []
-    value_of: dict[fx.Node, str] = {}
+    value_of: dict[fx.Node, str] = dict(given or {})
     for node in inputs:
         i = len(tensors)
-        tensors.append((f"in{i}", node.name, shape_of(node)))
-        value_of[node] = f"in{i}"
+        tensors.append((f"{prefix}{i}", node.name, shape_of(node)))
+        value_of[node] = f"{prefix}{i}"
         if node in split_bias:                  # the linear/conv ran without its bias: add it here
             produced = shape_of(node)             # the linear/conv output the bias belongs to
             bias_shape = (produced[-1],) if split_bias[node].endswith(".bias") else \
                 (produced[1],) + (1,) * (len(produced) - 2)
-            tensors.append((f"in{i + 1}", split_bias[node], bias_shape))
-            value_of[node] = f"(in{i} + in{i + 1})"
+            tensors.append((f"{prefix}{i + 1}", split_bias[node], bias_shape))
+            value_of[node] = f"({prefix}{i} + {prefix}{i + 1})"
     full = [t[2] == out_shape for t in tensors]
     varying = {i: [d for d, size in enumerate(aligned(t[2], rank)) if size == out_shape[d] and size > 1]
                for i, t in enumerate(tensors) if not full[i]}
     skipped = {i: [d for d, size in enumerate(aligned(tensors[i][2], rank)) if size == 1 and out_shape[d] > 1]
                for i in varying}
     dims = sorted({d for ds in varying.values() for d in ds})
-    lines = [f"i{d} = {offs} // inner{d}" + (f" % size{d}" if d else "") for d in dims]
+    lines = [f"i{d} = {offs} // {ix}inner{d}" + (f" % {ix}size{d}" if d else "") for d in dims]
     for i, (arg, _, _) in enumerate(tensors):
         if not full[i] and not varying[i]:         # one value for the whole output (a scalar tensor)
             lines.append(f"{arg} = tl.load({arg}_ptr).to(tl.float32)")
@@ -91,23 +102,24 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
         operands = [value_of[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
         lines.append(f"v_{node.name} = {op.expr(*operands)}")
         value_of[node] = f"v_{node.name}"
-    return PointwiseBody(tensors, full, varying, skipped, dims, lines, value_of)
+    return PointwiseBody(tensors, full, varying, skipped, dims, lines, value_of, var, ix)
 
 
 def pointwise_inputs_prep(body: PointwiseBody, rank: int, device: str, keep_layout: bool) -> list[str]:
     """Launcher lines: check shapes, lay full inputs out in ``order``, strides for broadcast inputs."""
     lines = []
-    for i in range(len(body.tensors)):
+    for i, a in enumerate(body.launcher_names()):
         if body.full[i]:
-            lines.append(f"    assert a{i}.shape == shape, 'input {i} must have the full output shape'")
-            lines.append(f"    a{i} = a{i}.permute(order).contiguous()   # no copy when already in that layout"
-                         if keep_layout else f"    a{i} = a{i}.contiguous()")
+            lines.append(f"    assert {a}.shape == shape, 'input {a} must have the full output shape'")
+            lines.append(f"    {a} = {a}.permute(order).contiguous()   # no copy when already in that layout"
+                         if keep_layout else f"    {a} = {a}.contiguous()")
         else:
-            lines.append(f"    a{i} = a{i}.to({device})")
-            lines.append(f"    s{i} = a{i}.expand(shape).stride()")
+            s = body.strides(i)
+            lines.append(f"    {a} = {a}.to({device})")
+            lines.append(f"    {s} = {a}.expand(shape).stride()")
             if body.skipped[i]:
-                cond = " and ".join(f"s{i}[{d}] == 0" for d in body.skipped[i])
-                lines.append(f"    assert {cond}, 'input {i} must broadcast as in the traced model'")
+                cond = " and ".join(f"{s}[{d}] == 0" for d in body.skipped[i])
+                lines.append(f"    assert {cond}, 'input {a} must broadcast as in the traced model'")
     return lines
 
 

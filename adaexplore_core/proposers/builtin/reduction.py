@@ -148,7 +148,7 @@ _MID_BODIES = {
 def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
     """Reduced dims in the middle: one strided kernel. Otherwise a looped kernel (one program per row, any
     length) and a tile kernel (many short rows per program), picked by the row length at run time."""
-    node = kernel.nodes[-1]
+    node = reduction_node(kernel, plan)   # fused pointwise prologue nodes come before it, epilogue nodes after
     op = plan.ops[node]
     x = next(a for a in op.tensor_args if isinstance(a, fx.Node))
     rank = len(shape_of(x))
@@ -157,7 +157,6 @@ def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
     dims = reduced_dims(op, rank)
     if kind in _MID_BODIES and dims and dims[-1] < rank - 1 and list(dims) == list(range(dims[0], dims[-1] + 1)):
         return middle_reduction_kernel(kernel, plan, knobs, dims)
-    node = kernel.nodes[-1]               # a fused pointwise prologue, if any, comes first
     keep = [d for d in range(rank) if d not in dims]
     perm = keep + list(dims)
     full = kind in _FULL_OUTPUT
@@ -250,9 +249,69 @@ def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
             kept = [f"x.shape[{d}]" if d in keep else "1" for d in range(rank)]
         shape = "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
         lines.append(f"    return out.reshape({shape})")
-    if len(kernel.nodes) > 1:
-        return _with_prologue(kernel, plan, x, loop_src, tile_src, lines, args)
-    return loop_src + "\n\n" + tile_src + "\n\n" + "\n".join(lines), args
+    helpers = []
+    position = kernel.nodes.index(node)
+    if position < len(kernel.nodes) - 1:
+        epilogue, loop_src, tile_src, lines, args = _with_epilogue(kernel, plan, node, loop_src, tile_src, lines,
+                                                                   args)
+        helpers.append(epilogue)
+    if position > 0:
+        return _with_prologue(kernel, plan, x, loop_src, tile_src, lines, args, helpers)
+    return "\n\n".join(helpers + [loop_src, tile_src, "\n".join(lines)]), args
+
+
+def reduction_node(kernel: Kernel, plan: Plan) -> fx.Node:
+    return next(n for n in kernel.nodes if plan.ops[n].kind == "reduction")
+
+
+_ROW_STORE = re.compile(r"tl\.store\(out_row \+ start \+ offs, \((.+)\)\.to\(out_ptr\.dtype\.element_ty\), mask=mask\)")
+
+
+def _with_epilogue(kernel: Kernel, plan: Plan, red: fx.Node, loop_src: str, tile_src: str, lines: list[str],
+                   args: list[str]) -> tuple[str, str, str, list[str], list[str]]:
+    """Apply the pointwise ops after a full-output reduction (softmax, norms) to each value before it is
+    stored: the reduction's own output never hits memory."""
+    name = kernel.name
+    members = kernel.nodes[kernel.nodes.index(red) + 1:]
+    inputs: list[fx.Node] = []
+    for n in members:
+        for a in n.all_input_nodes:
+            if a not in members and a is not red and a not in inputs:
+                inputs.append(a)
+    rank = len(shape_of(red))
+    pw = pointwise_body(members, inputs, {}, shape_of(red), plan, prefix="ep", var="e", given={red: "y"}, ix="ep_")
+    params = pw.params() + pw.index_params()
+    comment = "\n".join(f"    # {describe_node(n, plan)}" for n in members)
+    epilogue = (
+        "@triton.jit\n"
+        f"def {name}_epilogue(y, offs, mask{''.join(', ' + p for p in params)}):\n"
+        f"{comment}\n"
+        + "".join(f"    {line}\n" for line in pw.lines)
+        + f"    return {pw.value_of[members[-1]]}\n"
+    )
+    tail = "".join(", " + p for p in params)
+    noted = "".join(f"    # {describe_node(n, plan)}   (epilogue: applied before each store)\n" for n in members)
+    loop_src, tile_src = (src.replace("):\n", "):\n" + noted, 1) for src in (loop_src, tile_src))
+    loop_src = loop_src.replace(", BLOCK_SIZE: tl.constexpr):", f"{tail}, BLOCK_SIZE: tl.constexpr):", 1)
+    loop_src = _ROW_STORE.sub(lambda m: f"tl.store(out_row + start + offs, {name}_epilogue(({m.group(1)}), "
+                                        f"row * n_cols + start + offs, mask{tail}).to(out_ptr.dtype.element_ty), "
+                                        "mask=mask)", loop_src)
+    tile_src = tile_src.replace(", BLOCK_ROWS: tl.constexpr,", f"{tail}, BLOCK_ROWS: tl.constexpr,", 1)
+    tile_src = tile_src.replace("tl.store(out_ptr + offs2d, y.to(", f"tl.store(out_ptr + offs2d, {name}_epilogue("
+                                f"y, offs2d, mask{tail}).to(", 1)
+    assert f"{name}_epilogue(" in loop_src and f"{name}_epilogue(" in tile_src, "a store was not replaced"
+    e = pw.launcher_names()
+    call_tail = "".join(", " + v for v in e) + "".join(", " + v.replace("inner[", "ep_inner[")
+                                                       for v in pw.index_args())
+    head = lines[0].replace("):", f"{''.join(', ' + v for v in e)}):", 1)
+    prep = ["    shape = x.shape"] + pointwise_inputs_prep(pw, rank, "x.device", keep_layout=False) + \
+        [f"    ep_inner = inner_sizes(shape, list(range({rank})))"]
+    body = []
+    for line in lines[1:]:
+        line = line.replace(", BLOCK_ROWS=block_rows", f"{call_tail}, BLOCK_ROWS=block_rows", 1)
+        body.append(line.replace(", BLOCK_SIZE=block", f"{call_tail}, BLOCK_SIZE=block", 1))
+    lines = [head] + body[:1] + prep + body[1:]
+    return epilogue, loop_src, tile_src, lines, args + [t[1] for t in pw.tensors]
 
 
 _LOOP_LOAD = re.compile(r"tl\.load\(x_row \+ start \+ offs, mask=(.+?), other=(0\.0|float\('-?inf'\))\)")
@@ -260,11 +319,11 @@ _TILE_LOAD = re.compile(r"tl\.load\(ptrs, mask=mask, other=(0\.0|float\('-?inf'\
 
 
 def _with_prologue(kernel: Kernel, plan: Plan, x: fx.Node, loop_src: str, tile_src: str, lines: list[str],
-                   args: list[str]) -> tuple[str, list[str]]:
+                   args: list[str], helpers: list[str]) -> tuple[str, list[str]]:
     """Compute the reduction's input inside the reduction kernels: every read of x becomes a call of a
     device function that loads the prologue's inputs and applies its pointwise ops (x never hits memory)."""
     name = kernel.name
-    members = kernel.nodes[:-1]
+    members = kernel.nodes[:kernel.nodes.index(reduction_node(kernel, plan))]
     inputs: list[fx.Node] = []
     for n in members:
         for a in n.all_input_nodes:
@@ -300,8 +359,8 @@ def _with_prologue(kernel: Kernel, plan: Plan, x: fx.Node, loop_src: str, tile_s
              f"    x = a{first_full}    # the prologue's value has this input's shape (it is never stored)"]
     body = [line.replace("](xt, ", f"]({call}, ") for line in lines[1:]]
     launcher = "\n".join([head] + prep + body)
-    return (prologue + "\n\n" + loop_src + "\n\n" + tile_src + "\n\n"
-            + launcher, [t[1] for t in pw.tensors] + args[1:])
+    return ("\n\n".join([prologue] + helpers + [loop_src, tile_src, launcher]),
+            [t[1] for t in pw.tensors] + args[1:])
 
 
 def middle_reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], dims: tuple[int, ...]
