@@ -7,7 +7,7 @@ from typing import Any
 from torch import fx
 
 from .ops import lit
-from .plan import Kernel, Plan, gemm_operands, tensor_meta
+from .plan import Kernel, Plan, external_inputs, gemm_operands, tensor_meta
 from .text import describe_node, render
 
 def gemm_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], modules: dict[str, Any]
@@ -17,12 +17,7 @@ def gemm_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], modules: dict
     gemm = kernel.nodes[0]
     operands = gemm_operands(gemm, modules)
     name = kernel.name
-    members = set(kernel.nodes)
-    epilogue_inputs: list[fx.Node] = []
-    for n in kernel.nodes[1:]:
-        for a in n.all_input_nodes:
-            if a not in members and a not in epilogue_inputs:
-                epilogue_inputs.append(a)
+    epilogue_inputs = external_inputs(kernel.nodes[1:], also_skip=gemm)
     value_of: dict[fx.Node, str] = {gemm: "v_gemm"}
     loads = []
     for i, node in enumerate(epilogue_inputs):

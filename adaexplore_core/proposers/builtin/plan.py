@@ -71,6 +71,17 @@ class Plan:
     split_nodes: set[fx.Node] = field(default_factory=set)   # linear/conv nodes emitted without their bias
 
 
+def external_inputs(members: list[fx.Node], also_skip: fx.Node | None = None) -> list[fx.Node]:
+    """The nodes ``members`` read that are not themselves members, in first-use order."""
+    inside = set(members)
+    found: list[fx.Node] = []
+    for n in members:
+        for a in n.all_input_nodes:
+            if a not in inside and a is not also_skip and a not in found:
+                found.append(a)
+    return found
+
+
 def self_path(target: str) -> str:
     """Source for a submodule or attribute path: ``body.0.weight`` -> ``self.body[0].weight``."""
     return "self" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in str(target).split("."))
@@ -176,10 +187,7 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
             k.name = "triton_" + k.name
         taken.add(k.name)
         members = set(k.nodes)
-        for n in k.nodes:
-            for a in n.all_input_nodes:
-                if a not in members and a not in k.inputs:
-                    k.inputs.append(a)
+        k.inputs = external_inputs(k.nodes)
         k.outputs = [n for n in k.nodes if any(u not in members for u in n.users)]
 
     plan = Plan(steps=_schedule(nodes, position, kernel_of), kernels=kernels, ops=ops, options=options)

@@ -9,7 +9,7 @@ from typing import Any
 from torch import fx
 
 from .ops import lit, reduced_dims
-from .plan import Kernel, Plan, self_path, tensor_meta
+from .plan import Kernel, Plan, external_inputs, self_path, tensor_meta
 from .pointwise import pointwise_body, pointwise_inputs_prep
 from .text import describe_node, render, shape_of
 
@@ -273,11 +273,7 @@ def _with_epilogue(kernel: Kernel, plan: Plan, red: fx.Node, loop_src: str, tile
     stored: the reduction's own output never hits memory."""
     name = kernel.name
     members = kernel.nodes[kernel.nodes.index(red) + 1:]
-    inputs: list[fx.Node] = []
-    for n in members:
-        for a in n.all_input_nodes:
-            if a not in members and a is not red and a not in inputs:
-                inputs.append(a)
+    inputs = external_inputs(members, also_skip=red)
     rank = len(shape_of(red))
     pw = pointwise_body(members, inputs, {}, shape_of(red), plan, prefix="ep", var="e", given={red: "y"}, ix="ep_")
     params = pw.params() + pw.index_params()
@@ -324,11 +320,7 @@ def _with_prologue(kernel: Kernel, plan: Plan, x: fx.Node, loop_src: str, tile_s
     device function that loads the prologue's inputs and applies its pointwise ops (x never hits memory)."""
     name = kernel.name
     members = kernel.nodes[:kernel.nodes.index(reduction_node(kernel, plan))]
-    inputs: list[fx.Node] = []
-    for n in members:
-        for a in n.all_input_nodes:
-            if a not in members and a not in inputs:
-                inputs.append(a)
+    inputs = external_inputs(members)
     rank = len(shape_of(x))
     pw = pointwise_body(members, inputs, {}, shape_of(x), plan)
     params = ", ".join(pw.params() + pw.index_params())
