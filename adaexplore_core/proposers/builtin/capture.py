@@ -7,6 +7,8 @@ module fx cannot trace gets ``ProposalError("unsupported: ... at line N")``.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import operator
 import re
 import traceback
@@ -72,6 +74,12 @@ def _values_only(graph_module: fx.GraphModule) -> None:
     graph_module.recompile()
 
 
+def propagate_shapes(graph_module: fx.GraphModule, inputs: list[Any]) -> None:
+    """ShapeProp, without the traceback it prints to stderr before raising (the error is reported by us)."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        ShapeProp(graph_module).propagate(*inputs)
+
+
 def _trace(model: nn.Module, path: str) -> fx.GraphModule:
     tracer = fx.Tracer()
     try:
@@ -120,7 +128,7 @@ def capture(spec: TaskSpec) -> Captured:
             model = task.model_class(*init_args)
             inputs = task.make_inputs(0, "meta")
         graph_module = _trace(model, spec.path)
-        ShapeProp(graph_module).propagate(*inputs)
+        propagate_shapes(graph_module, inputs)
     except ProposalError:
         raise
     except Exception:  # noqa: BLE001 - meta tensors do not support everything: fall back to the real CPU model
@@ -133,7 +141,7 @@ def capture(spec: TaskSpec) -> Captured:
         graph_module = _trace(model, spec.path)
         try:
             with torch.no_grad():
-                ShapeProp(graph_module).propagate(*inputs)
+                propagate_shapes(graph_module, inputs)
         except Exception as e:  # noqa: BLE001
             raise ProposalError("the reference's own forward fails on its example inputs: "
                                 f"{_root_cause(e)}") from e

@@ -171,6 +171,8 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
                 target = k
                 break
         if target is None:
+            if op.name == "identity":
+                continue                       # a kernel of its own would only copy: leave it to torch
             target = Kernel("pointwise", [])
             kernels.append(target)
         target.nodes.append(n)

@@ -13,8 +13,8 @@ from typing import Any
 
 import torch
 from torch import fx, nn
-from torch.fx.passes.shape_prop import ShapeProp
 
+from .capture import propagate_shapes
 from .ops import classify
 from .plan import tensor_meta
 
@@ -124,5 +124,5 @@ def fold_linear_reductions(graph_module: fx.GraphModule, example_inputs: list[An
         return None
     graph.eliminate_dead_code()
     gm.recompile()
-    ShapeProp(gm).propagate(*example_inputs)
+    propagate_shapes(gm, example_inputs)
     return gm
