@@ -30,7 +30,7 @@ class Captured:
     graph_module: fx.GraphModule
     modules: dict[str, nn.Module]
     init_args: list[Any]
-    example_inputs: list[Any]          # meta tensors (or small real ones when meta could not trace)
+    example_inputs: list[Any]          # meta tensors (real CPU ones when meta tensors could not be used)
 
 
 def _line_of(error: BaseException, path: str) -> str:
