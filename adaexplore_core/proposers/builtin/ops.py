@@ -217,6 +217,8 @@ def _from_module(node: fx.Node, module: nn.Module, name: str) -> Op:
     if name == "elu":
         return Op("pointwise", name, [x], lambda a: _elu(a, module.alpha))
     if name in ("softmax", "log_softmax"):
+        if module.dim is None:                   # legacy implicit dim: left to torch
+            return torch_op(name)
         return Op("reduction", name, [x], reduction=name, dim=module.dim)
     if name == "layer_norm":
         return Op("reduction", name, [x], reduction=name, dim=tuple(module.normalized_shape),
