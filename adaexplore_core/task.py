@@ -34,12 +34,12 @@ class TaskSpec:
     @classmethod
     def parse(cls, text: str) -> "TaskSpec":
         """``file.py`` or ``file.py::ClassName``; the file must exist."""
-        path, _, class_name = text.partition("::")
+        path, separator, class_name = text.partition("::")
         if not path:
             raise TaskError(f"no file in task {text!r}; expected FILE.py or FILE.py::ClassName")
         if not Path(path).is_file():
             raise TaskError(f"reference file not found: {path}")
-        if _ and not class_name.isidentifier():
+        if separator and not class_name.isidentifier():
             raise TaskError(f"{class_name!r} is not a class name (expected FILE.py::ClassName)")
         return cls(path=str(Path(path).resolve()), class_name=class_name or DEFAULT_CLASS)
 

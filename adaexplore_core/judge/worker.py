@@ -176,6 +176,8 @@ class Judging:
         self.tolerance = Tolerance(**request.tolerance) if request.tolerance else None
         self.checks: list[Check] = []
         self.trials_done = 0
+        self.last_launches = 0            # Triton launches in the last trial's forward
+        self.last_inputs: list[Any] = []  # the last trial's inputs, untouched (reused as a timing set)
         rng = random.Random(request.seed)
         self.seeds = [rng.getrandbits(62) for _ in range(request.trials + EXTRA_TRIALS + 8)]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
-from typing import Any
 
 from ...judge import guard
 from ..base import LARGE, Candidate, Proposal, ProposalError, ProposalRequest
@@ -185,6 +184,3 @@ def describe(plan: Plan, change: str, folded: bool = False) -> str:
     tail = f" ({'; '.join(extras)})" if extras else ""
     return f"{len(plan.kernels)} Triton kernel(s): {', '.join(parts)}{tail}; {change}"
 
-
-def proposal_summary(proposal: Proposal) -> dict[str, Any]:
-    return {"description": proposal.description, **proposal.meta.get("builtin", {})}
