@@ -429,6 +429,7 @@ def test_data_dependent_control_flow_is_reported_with_its_line():
 def test_nothing_to_fuse_is_reported():
     message = str(_error("conv_only.py"))
     assert "nothing to fuse" in message and "conv2d" in message, message
+    assert "stay in PyTorch's own library kernels" in message, message
 
 
 def test_missing_get_inputs_is_reported():

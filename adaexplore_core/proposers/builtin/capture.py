@@ -31,6 +31,7 @@ class Captured:
     modules: dict[str, nn.Module]
     init_args: list[Any]
     example_inputs: list[Any]          # meta tensors (real CPU ones when meta tensors could not be used)
+    eval_only: tuple[str, ...] = ()    # submodules whose eval-mode behaviour was captured (must stay in eval)
 
 
 def _line_of(error: BaseException, path: str) -> str:
@@ -72,6 +73,42 @@ def _values_only(graph_module: fx.GraphModule) -> None:
             graph.erase_node(user)
         graph.erase_node(node)
     graph_module.recompile()
+
+
+_BATCH_NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
+
+
+def _eval_batch_norms(graph_module: fx.GraphModule) -> tuple[str, ...]:
+    """An eval-mode BatchNorm (running statistics) is a per-channel affine map: replace the module call by
+    ``batch_norm_eval`` on (C, 1, ...) views of its buffers, which the planner fuses like any pointwise op.
+    Training-mode batch norms (batch statistics, running-stat updates) stay modules. Returns the paths of
+    the rewritten modules; shapes must be propagated again."""
+    from .ops import batch_norm_eval
+    graph = graph_module.graph
+    rewritten: list[str] = []
+    for node in list(graph.nodes):
+        module = graph_module.get_submodule(str(node.target)) if node.op == "call_module" else None
+        if not isinstance(module, _BATCH_NORMS) or module.training or module.running_mean is None:
+            continue
+        meta = node.args[0].meta.get("tensor_meta") if node.args and isinstance(node.args[0], fx.Node) else None
+        if getattr(meta, "dtype", None) not in (torch.float32, torch.float16, torch.bfloat16) or \
+                len(meta.shape) < 2:
+            continue
+        view = (-1,) + (1,) * (len(meta.shape) - 2)
+        path = str(node.target)
+        with graph.inserting_before(node):
+            def channel(name: str, default: float) -> Any:
+                if getattr(module, name) is None:
+                    return default
+                return graph.call_method("view", (graph.get_attr(f"{path}.{name}"), *view))
+            args = (node.args[0], channel("running_mean", 0.0), channel("running_var", 1.0), channel("weight", 1.0),
+                    channel("bias", 0.0), float(module.eps))
+            replacement = graph.call_function(batch_norm_eval, args)
+        node.replace_all_uses_with(replacement)
+        graph.erase_node(node)
+        rewritten.append(path)
+    graph_module.recompile()
+    return tuple(rewritten)
 
 
 def propagate_shapes(graph_module: fx.GraphModule, inputs: list[Any]) -> None:
@@ -129,6 +166,8 @@ def capture(spec: TaskSpec) -> Captured:
             inputs = task.make_inputs(0, "meta")
         graph_module = _trace(model, spec.path)
         propagate_shapes(graph_module, inputs)
+        eval_only = _eval_batch_norms(graph_module)
+        propagate_shapes(graph_module, inputs)
     except ProposalError:
         raise
     except Exception:  # noqa: BLE001 - meta tensors do not support everything: fall back to the real CPU model
@@ -142,11 +181,14 @@ def capture(spec: TaskSpec) -> Captured:
         try:
             with torch.no_grad():
                 propagate_shapes(graph_module, inputs)
+                eval_only = _eval_batch_norms(graph_module)
+                propagate_shapes(graph_module, inputs)
         except Exception as e:  # noqa: BLE001
             raise ProposalError("the reference's own forward fails on its example inputs: "
                                 f"{_root_cause(e)}") from e
     return Captured(spec=spec, source=spec.read_source(), graph_module=graph_module,
-                    modules=dict(graph_module.named_modules()), init_args=init_args, example_inputs=inputs)
+                    modules=dict(graph_module.named_modules()), init_args=init_args, example_inputs=inputs,
+                    eval_only=eval_only)
 
 
 def reference_class_node(source: str, class_name: str) -> ast.ClassDef:

@@ -27,6 +27,8 @@ DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
                  "gemm": {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8, "num_warps": 4,
                           "num_stages": 3}}
 _DROPPED_FUNCTIONS = {"get_inputs", "get_init_inputs"}
+_LIBRARY_KERNELS = ("conv", "maxpool", "avgpool", "adaptiveavgpool", "adaptivemaxpool", "linear", "matmul", "mm",
+                    "bmm")     # op names the planner keeps as PyTorch calls by design
 
 
 def _qualified(target: Any) -> str:
@@ -58,7 +60,9 @@ class SourceWriter:
 
     # forward
     def forward_lines(self) -> list[str]:
-        lines: list[str] = []
+        lines = [f"assert not {self_path(path)}.training, '{path} was captured in eval mode (running statistics); "
+                 "call .eval() on the model, or propose again from a training-mode reference'"
+                 for path in self.captured.eval_only]
         for step in self.plan.steps:
             if isinstance(step, Kernel):
                 lines.append(self.kernel_call(step))
@@ -192,6 +196,10 @@ def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | 
                                 f"run time ({', '.join(numbers)}); the built-in proposer fuses only tensor "
                                 "operands and constants")
         ops = sorted({op.name for op in plan.ops.values()})
+        if all(name.startswith(_LIBRARY_KERNELS) for name in ops):
+            raise ProposalError("unsupported: nothing to fuse; the module's ops (" + ", ".join(ops) + ") stay in "
+                                "PyTorch's own library kernels (cuDNN / cuBLAS) in the built-in proposer, and no "
+                                "pointwise or reduction op sits next to them")
         raise ProposalError("unsupported: nothing to fuse; the module's ops (" + ", ".join(ops) + ") have no "
                             "Triton template in the built-in proposer yet")
     try:

@@ -24,10 +24,18 @@ class Op:
     name: str                       # short name used in kernel names and comments
     tensor_args: list[Any] = field(default_factory=list)   # fx nodes or constants, in expression order
     expr: Expr | None = None        # pointwise only
-    reduction: str = ""             # reduction only: softmax, log_softmax, sum, mean, amax, amin, logsumexp, layer_norm
+    reduction: str = ""             # reduction only: softmax, log_softmax, sum, mean, amax, amin, logsumexp,
+    #                                 layer_norm, group_norm, cumsum (a scan: full output)
     dim: Any = None                 # reduction dims (int or tuple), normalized to non-negative later
     keepdim: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def batch_norm_eval(x: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, weight: Any, bias: Any,
+                    eps: float) -> torch.Tensor:
+    """Batch norm with running statistics, on per-channel views shaped (C, 1, ...): the pointwise form that
+    capture puts in place of an eval-mode BatchNorm module (see capture._eval_batch_norms)."""
+    return (x - mean) * torch.rsqrt(var + eps) * weight + bias
 
 
 def lit(value: float) -> str:
@@ -132,7 +140,7 @@ _FUNCTION_NAMES: dict[Any, str] = {
     torch.softmax: "softmax", F.softmax: "softmax", torch.log_softmax: "log_softmax",
     F.log_softmax: "log_softmax", torch.sum: "sum", torch.mean: "mean", torch.amax: "amax",
     torch.amin: "amin", torch.logsumexp: "logsumexp", F.layer_norm: "layer_norm", F.group_norm: "group_norm",
-    torch.max: "max", torch.min: "min",
+    torch.max: "max", torch.min: "min", torch.cumsum: "cumsum", batch_norm_eval: "batch_norm",
 }
 _METHOD_NAMES = {
     "add": "add", "sub": "sub", "mul": "mul", "div": "div", "neg": "neg", "relu": "relu",
@@ -141,7 +149,7 @@ _METHOD_NAMES = {
     "clamp_min": "clamp_min", "clamp_max": "clamp_max", "pow": "pow", "erf": "erf", "floor": "floor",
     "ceil": "ceil", "sin": "sin", "cos": "cos", "maximum": "maximum", "minimum": "minimum",
     "softmax": "softmax", "log_softmax": "log_softmax", "sum": "sum", "mean": "mean", "amax": "amax",
-    "amin": "amin", "logsumexp": "logsumexp", "max": "max", "min": "min",
+    "amin": "amin", "logsumexp": "logsumexp", "max": "max", "min": "min", "cumsum": "cumsum",
 }
 _MODULE_NAMES = {
     nn.ReLU: "relu", nn.ReLU6: "relu6", nn.Sigmoid: "sigmoid", nn.Tanh: "tanh", nn.SiLU: "silu",
@@ -152,7 +160,8 @@ _MODULE_NAMES = {
     nn.InstanceNorm1d: "instance_norm", nn.InstanceNorm2d: "instance_norm", nn.InstanceNorm3d: "instance_norm",
 }
 _INPLACE_OPERATORS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow}
-REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "logsumexp", "layer_norm", "group_norm"}
+REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "logsumexp", "layer_norm", "group_norm",
+              "cumsum"}
 
 
 def _arg(node: fx.Node, index: int, name: str, default: Any = None) -> Any:
@@ -278,6 +287,10 @@ def _from_call(node: fx.Node, name: str) -> Op:
         if isinstance(x, fx.Node) and exponent in (3, 3.0):
             return Op("pointwise", "cube", [x], lambda a: f"(({a}) * ({a}) * ({a}))")
         return torch_op(name)
+    if name == "batch_norm":
+        eps = lit(args[5])
+        return Op("pointwise", name, list(args[:5]),
+                  lambda v, m, var, w, b: f"((({v}) - ({m})) * tl.rsqrt(({var}) + {eps}) * ({w}) + ({b}))")
     if name == "where" and len(args) == 3:
         return Op("pointwise", "where", list(args), lambda c, a, b: f"tl.where(({c}) != 0, {a}, {b})")
     if name == "dropout":
@@ -303,6 +316,11 @@ def _reduction(node: fx.Node, name: str, x: Any) -> Op:
     if name in ("softmax", "log_softmax"):
         dim = _arg(node, 1, "dim")
         if dim is None or _arg(node, 2, "dtype") is not None or _arg(node, 3, "_stacklevel") not in (None, 3):
+            return torch_op(name)
+        return Op("reduction", name, [x], reduction=name, dim=dim)
+    if name == "cumsum":          # a scan: full output, one dim
+        dim = _arg(node, 1, "dim")
+        if not isinstance(dim, int) or _arg(node, 2, "dtype") is not None or (node.kwargs.keys() - {"dim"}):
             return torch_op(name)
         return Op("reduction", name, [x], reduction=name, dim=dim)
     if name == "group_norm":

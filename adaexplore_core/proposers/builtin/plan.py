@@ -88,25 +88,30 @@ def self_path(target: str) -> str:
 
 
 def gemm_operands(node: fx.Node, modules: dict[str, nn.Module]) -> dict[str, Any] | None:
-    """For a 2-D float matrix product (nn.Linear, F.linear, mm, matmul): its operands; else None.
+    """For a float matrix product — 2-D (nn.Linear, F.linear, mm, matmul) or batched 3-D (bmm, matmul) —
+    its operands; else None.
 
-    ``weight``/``bias`` are source expressions or fx nodes; ``transposed`` means the weight is (N, K)."""
+    ``weight``/``bias`` are source expressions or fx nodes; ``transposed`` means the weight is (N, K);
+    ``batched`` means both operands are (B, ., .)."""
     meta = tensor_meta(node)
-    if meta is None or len(meta.shape) != 2 or meta.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+    if meta is None or len(meta.shape) not in (2, 3) or \
+            meta.dtype not in (torch.float32, torch.float16, torch.bfloat16):
         return None
     args = node.args
-    if node.op == "call_module" and isinstance(modules.get(str(node.target)), nn.Linear):
+    rank = len(meta.shape)
+    if rank == 2 and node.op == "call_module" and isinstance(modules.get(str(node.target)), nn.Linear):
         module = modules[str(node.target)]
         path = self_path(node.target)
         return {"a": args[0], "weight": f"{path}.weight", "bias": f"{path}.bias" if module.bias is not None
-                else None, "transposed": True}
-    if node.op == "call_function" and node.target is F.linear and len(args) >= 2 and not node.kwargs:
-        return {"a": args[0], "weight": args[1], "bias": args[2] if len(args) > 2 else None, "transposed": True}
-    is_mm = (node.op == "call_function" and node.target in (torch.matmul, torch.mm, operator.matmul)) or \
-        (node.op == "call_method" and node.target in ("mm", "matmul"))
+                else None, "transposed": True, "batched": False}
+    if rank == 2 and node.op == "call_function" and node.target is F.linear and len(args) >= 2 and not node.kwargs:
+        return {"a": args[0], "weight": args[1], "bias": args[2] if len(args) > 2 else None, "transposed": True,
+                "batched": False}
+    is_mm = (node.op == "call_function" and node.target in (torch.matmul, torch.mm, torch.bmm, operator.matmul)) \
+        or (node.op == "call_method" and node.target in ("mm", "bmm", "matmul"))
     if is_mm and len(args) == 2 and not node.kwargs and all(
-            tensor_meta(a) is not None and len(tensor_meta(a).shape) == 2 for a in args):
-        return {"a": args[0], "weight": args[1], "bias": None, "transposed": False}
+            tensor_meta(a) is not None and len(tensor_meta(a).shape) == rank for a in args):
+        return {"a": args[0], "weight": args[1], "bias": None, "transposed": False, "batched": rank == 3}
     return None
 
 
@@ -226,7 +231,7 @@ def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
         kernels.remove(p)
 
 
-FULL_OUTPUT_REDUCTIONS = {"softmax", "log_softmax", "layer_norm", "group_norm"}
+FULL_OUTPUT_REDUCTIONS = {"softmax", "log_softmax", "layer_norm", "group_norm", "cumsum"}
 
 
 def _fuse_epilogues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> None:

@@ -73,7 +73,16 @@ _REDUCTION_BODIES["layer_norm"] = (
     + _ROW_WRITE.format(value="(x - mean) * rstd * {weight} + {bias}")
 )
 _REDUCTION_BODIES["group_norm"] = _REDUCTION_BODIES["layer_norm"]    # same statistics, other affine indexing
-_FULL_OUTPUT = {"softmax", "log_softmax", "layer_norm", "group_norm"}
+_REDUCTION_BODIES["cumsum"] = (
+    "carry = tl.zeros([BLOCK_SIZE], tl.float32)   # the sum of the row before this block, in every lane\n"
+    "for start in range(0, n_cols, BLOCK_SIZE):\n"
+    "    mask = start + offs < n_cols\n"
+    "    x = tl.load(x_row + start + offs, mask=mask, other=0.0).to(tl.float32)\n"
+    "    y = tl.cumsum(x, axis=0) + carry\n"
+    "    carry += tl.sum(x, axis=0)\n"
+    "    tl.store(out_row + start + offs, (y).to(out_ptr.dtype.element_ty), mask=mask)"
+)
+_FULL_OUTPUT = {"softmax", "log_softmax", "layer_norm", "group_norm", "cumsum"}
 _NORMS = {"layer_norm", "group_norm"}
 
 
@@ -100,6 +109,7 @@ _TILE_FULL = {
                    "y = d * rstd[:, None] * {weight} + {bias}"),
 }
 _TILE_FULL["group_norm"] = _TILE_FULL["layer_norm"]
+_TILE_FULL["cumsum"] = "x = tl.load(ptrs, mask=mask, other=0.0).to(tl.float32)\ny = tl.cumsum(x, axis=1)"
 # Where a norm's weight and bias are read: by column (layer norm), or by the channel of the element (group
 # norm: rows are (sample, group), columns run over the group's channels times the spatial positions).
 _AFFINE_INDEX = {
@@ -142,6 +152,10 @@ _MID_BODIES = {
                                "out_ptr.dtype.element_ty), mask=cmask)",
     "softmax": _MID_ONLINE + "inv = 1.0 / s\n" + _MID_WRITE.format(value="tl.exp(x - m) * inv"),
     "log_softmax": _MID_ONLINE + "log_s = tl.log(s)\n" + _MID_WRITE.format(value="x - m - log_s"),
+    "cumsum": ("acc = tl.zeros([BLOCK_INNER], tl.float32)\n"
+               "for r in range(0, n_red):\n"
+               "    acc += tl.load(x_base + r * n_inner, mask=cmask, other=0.0).to(tl.float32)\n"
+               "    tl.store(out_base + r * n_inner, acc.to(out_ptr.dtype.element_ty), mask=cmask)"),
 }
 
 
