@@ -29,8 +29,9 @@ EXAMPLE := adaexplore_core/examples/fused_bias_gelu.py
 # Until the search lands (issue 4): judge the bundled hand-written candidate, then let the built-in proposer
 # write and judge its own candidates for the same module.
 demo: $(STAMP)
-	$(VENV)/bin/adaexplore judge $(EXAMPLE) adaexplore_core/examples/fused_bias_gelu_triton.py
-	$(VENV)/bin/adaexplore propose $(EXAMPLE) --n 3 --out out/demo
+	rm -rf out/demo
+	$(VENV)/bin/adaexplore optimize $(EXAMPLE) --steps 12 --out out/demo
+	@echo; cat out/demo/summary.md
 
 test: $(STAMP)
 	$(PY) -m pytest -q

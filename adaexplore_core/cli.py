@@ -1,4 +1,4 @@
-"""The ``adaexplore`` command line. Subcommands: judge, propose."""
+"""The ``adaexplore`` command line. Subcommands: judge, propose, optimize, bench."""
 from __future__ import annotations
 
 import argparse
@@ -100,6 +100,38 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_optimize(args: argparse.Namespace) -> int:
+    from .proposers.base import ProposalError
+    from .search.explore import SearchError, headline
+    from .search.jobs import event_sink, judge_config, make_proposer, run_search
+
+    try:
+        task = TaskSpec.parse(args.reference)
+        devices = resolve_devices(args.device)
+        proposer = make_proposer(args.proposer)
+        out = Path(args.out or Path("adaexplore-runs") / Path(task.path).stem)
+    except (TaskError, DeviceError, SearchError) as e:
+        print(f"adaexplore optimize: {e}", file=sys.stderr)
+        return 2
+    with event_sink(args.events, progress=not args.quiet) as sink:
+        try:
+            with JudgePool(judge_config(devices, args.timeout, args.allow_tf32)) as pool:
+                result = run_search(task, steps=args.steps, out=out, pool=pool, proposer=proposer, sink=sink,
+                                    devices=devices, seed=args.seed, resume=args.resume)
+        except (SearchError, ProposalError, TaskError) as e:
+            sink.emit("error", message=str(e), fatal=True)
+            print(f"adaexplore optimize: {e}", file=sys.stderr)
+            return 2
+    report = result.report
+    if args.events != "-":
+        print(f"{report['steps']} candidate(s), {report['valid']} valid; best: {headline(report['best'])}")
+        print(f"results in {out}: best.py, report.json, summary.md, tree.json"
+              + (" (interrupted: run again with --resume to continue)" if result.interrupted else ""))
+    if result.interrupted:
+        return 130
+    return 0 if result.best is not None else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="adaexplore", description="Validated Triton replacements for PyTorch "
                                                                      "modules.")
@@ -133,6 +165,28 @@ def build_parser() -> argparse.ArgumentParser:
     propose.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
     propose.add_argument("--allow-tf32", action="store_true", help="as for judge")
     propose.set_defaults(func=_cmd_propose)
+
+    optimize = sub.add_parser("optimize", help="search for a faster validated Triton ModelNew",
+                              description="Run the AdaExplore tree search on REFERENCE for --steps candidates "
+                                          "(each one judged) and write best.py, report.json, summary.md and the "
+                                          "tree to --out. Ctrl-C saves the tree; --resume continues it. Exit "
+                                          "status 0 with a valid candidate, 1 without, 2 on bad input, 130 when "
+                                          "interrupted.")
+    optimize.add_argument("reference", help="reference file in KernelBench format, or FILE.py::ClassName")
+    optimize.add_argument("--steps", type=_positive_int, default=20, help="candidates to judge (default 20)")
+    optimize.add_argument("--out", help="results folder (default: adaexplore-runs/<file stem>)")
+    optimize.add_argument("--proposer", default="builtin", choices=["builtin"],
+                          help="who writes candidates: the built-in offline proposer (default)")
+    optimize.add_argument("--device", default="auto", help="auto (default: every GPU, else cpu), cpu, cuda or "
+                                                           "cuda:N; on the CPU validity only, no timing")
+    optimize.add_argument("--events", help="append events as JSON lines to this file; '-' prints them on stdout "
+                                           "instead of the progress line")
+    optimize.add_argument("--resume", action="store_true", help="continue the search saved in --out")
+    optimize.add_argument("--seed", type=int, default=0, help="search seed (a run is reproducible per seed)")
+    optimize.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
+    optimize.add_argument("--allow-tf32", action="store_true", help="as for judge")
+    optimize.add_argument("--quiet", action="store_true", help="no progress line")
+    optimize.set_defaults(func=_cmd_optimize)
     return parser
 
 

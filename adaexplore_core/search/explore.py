@@ -1,0 +1,276 @@
+"""The search loop: select a node, propose a candidate, judge it, back the reward up; repeat for N steps.
+
+One step is one candidate (judged, or a duplicate of a judged one whose verdict is reused). While earlier
+candidates are with the judge pool (spread over its devices and workers), the next ones are selected and
+proposed; verdicts are taken in submission order, so a run is reproducible per seed wherever the verdicts
+are (always on the CPU, where only validity counts). The tree is saved after every change, pending
+candidates included, so ``resume`` continues exactly where an interrupted run stopped.
+
+Files in ``out``: tree.json (the whole tree), best.py (the best valid ModelNew), report.json, summary.md.
+"""
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import json
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..judge.verdict import Verdict
+from ..proposers.base import Candidate, Proposal, ProposalError, ProposalRequest, Proposer
+from ..task import TaskSpec
+from .events import EventSink
+from .tree import LARGE, PENDING, ROOT, SMALL, Node, SearchConfig, Tree, speedup_of
+
+TREE_FILE, BEST_FILE, REPORT_FILE, SUMMARY_FILE = "tree.json", "best.py", "report.json", "summary.md"
+DUPLICATE_RETRIES = 4          # new seeds tried when a proposal repeats an earlier candidate
+PROPOSAL_FAILURES_ALLOWED = 5  # consecutive proposer errors before the search gives up
+
+
+class SearchError(Exception):
+    """The search cannot start or continue; the message says why."""
+
+
+@dataclass
+class SearchResult:
+    tree: Tree
+    steps: int
+    interrupted: bool = False
+    stopped_reason: str = ""
+    best: Node | None = None
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+def candidate_of(node: Node) -> Candidate:
+    """A tree node as proposers see it: source, verdict and the judge's reason as feedback."""
+    verdict = Verdict.from_dict(node.verdict) if node.verdict else None
+    return Candidate(source=node.source, description=node.description, verdict=verdict,
+                     feedback=verdict.reason if verdict else "", meta=node.meta)
+
+
+class Search:
+    """One search job. ``pool`` is a JudgePool (or anything with ``submit(task, source) -> Future``)."""
+
+    def __init__(self, task: TaskSpec, proposer: Proposer, pool: Any, steps: int, out: Path,
+                 events: EventSink, config: SearchConfig = SearchConfig(), seed: int = 0, resume: bool = False,
+                 parallel: int = 1, devices: tuple[str, ...] = ()) -> None:
+        if steps < 1:
+            raise SearchError("--steps must be at least 1")
+        self.task, self.proposer, self.pool = task, proposer, pool
+        self.steps, self.out, self.events = steps, Path(out), events
+        self.seed, self.parallel, self.devices = seed, max(1, parallel), devices
+        self.tree = self._load_or_create(config, resume)
+        self.in_flight: collections.deque[tuple[int, concurrent.futures.Future]] = collections.deque()
+
+    # persistence
+    def _load_or_create(self, config: SearchConfig, resume: bool) -> Tree:
+        path = self.out / TREE_FILE
+        if not path.exists():
+            return Tree(config)
+        if not resume:
+            raise SearchError(f"{path} exists (an earlier search); pass --resume to continue it, or choose "
+                              "another --out folder")
+        try:
+            data = json.loads(path.read_text())
+            tree = Tree.from_dict(data["tree"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise SearchError(f"cannot resume: {path} is not a saved search tree ({e})") from e
+        if data.get("task") != self.task.key():
+            raise SearchError(f"cannot resume: {path} is a search of {data.get('reference')!r} as it was then "
+                              f"(key {data.get('task')}); the reference's text or class differs now "
+                              f"({self.task.key()}); choose another --out folder for a new search")
+        self.seed = data.get("seed", self.seed)
+        return tree
+
+    def save(self) -> None:
+        self.out.mkdir(parents=True, exist_ok=True)
+        _write_atomic(self.out / TREE_FILE, json.dumps(
+            {"task": self.task.key(), "reference": reference_name(self.task), "seed": self.seed, "proposer": self.proposer.name,
+             "tree": self.tree.to_dict()}))
+
+    # the loop
+    def run(self) -> SearchResult:
+        resumed = len(self.tree.judged())
+        self.events.emit("job_started", task=reference_name(self.task), steps=self.steps, proposer=self.proposer.name,
+                         devices=list(self.devices), out=str(self.out), resumed_steps=resumed)
+        self.out.mkdir(parents=True, exist_ok=True)
+        for node in self.tree.pending():          # an interrupted run's candidates: judge them again
+            node.duplicate_of = None
+            self.in_flight.append((node.id, self.pool.submit(self.task, node.source)))
+        best = self.tree.best()
+        failures, stopped = 0, ""
+        interrupted = False
+        try:
+            while True:
+                while not stopped and len(self.in_flight) < self.parallel and \
+                        len(self.tree.candidates()) < self.steps:
+                    try:
+                        self._propose_one()
+                        failures = 0
+                    except ProposalError as e:
+                        if not self.tree.candidates():
+                            raise SearchError(str(e)) from e
+                        failures += 1
+                        self.events.emit("error", message=f"proposer: {e}", fatal=False)
+                        if failures >= PROPOSAL_FAILURES_ALLOWED:
+                            stopped = f"the proposer failed {failures} times in a row (last: {e})"
+                            break
+                if not self.in_flight:
+                    break
+                node_id, future = self.in_flight.popleft()
+                self._record(node_id, future.result().to_dict(), self.tree.nodes[node_id].duplicate_of)
+                best = self._announce_best(best)
+        except KeyboardInterrupt:
+            interrupted = True
+            for _, future in self.in_flight:
+                future.cancel()
+        self.save()
+        result = SearchResult(tree=self.tree, steps=len(self.tree.judged()), interrupted=interrupted,
+                              stopped_reason=stopped, best=self.tree.best())
+        result.report = write_outputs(self, result)
+        b = result.best
+        valid = sum(1 for n in self.tree.judged() if n.valid)
+        judged = len(self.tree.judged())
+        self.events.emit("job_finished", steps=judged, valid=valid, valid_share=valid / judged if judged else 0.0,
+                         best_node=b.id if b else None, speedup_vs_eager=speedup_of(b.verdict) if b else None,
+                         speedup_vs_compile=speedup_of(b.verdict, "compile") if b else None,
+                         timed=bool(b and speedup_of(b.verdict) is not None), interrupted=interrupted,
+                         out=str(self.out))
+        return result
+
+    def _propose_one(self) -> None:
+        """Select, propose (retrying repeats with new seeds), then submit or reuse a duplicate's verdict."""
+        attempt = 0
+        while True:
+            rng = random.Random(f"{self.seed}:{len(self.tree.nodes)}:{attempt}")
+            node = self.tree.select()
+            kind = self.tree.step_kind(node, rng)
+            proposal = self.proposer.propose(self._request(node, kind, rng))
+            earlier = self.tree.find_source(proposal.source)
+            twin = next(((i, f) for i, f in self.in_flight if self.tree.nodes[i].source == proposal.source), None)
+            if (earlier is None and twin is None) or attempt >= DUPLICATE_RETRIES:
+                break
+            attempt += 1
+        child = self.tree.add(node.id, kind, proposal.source, proposal.description, proposal.meta)
+        if earlier is not None:
+            self._record(child.id, earlier.verdict, duplicate_of=earlier.id)
+            return
+        self.save()
+        if twin is not None:         # the same source is with the judge already: share its verdict
+            child.duplicate_of = twin[0]
+            self.in_flight.append((child.id, twin[1]))
+            return
+        self.in_flight.append((child.id, self.pool.submit(self.task, proposal.source)))
+
+    def _request(self, node: Node, kind: str, rng: random.Random) -> ProposalRequest:
+        parent = candidate_of(node) if node.id != ROOT else None
+        pool = []
+        if kind == LARGE:          # the best of each branch, then what the judge has now (so as not to repeat it)
+            pool = [candidate_of(n) for n in self.tree.pool(node)] + \
+                [candidate_of(self.tree.nodes[i]) for i, _ in self.in_flight]
+        return ProposalRequest(task=self.task, step=kind if parent is not None else LARGE, parent=parent,
+                               pool=pool, seed=rng.getrandbits(32))
+
+    def _record(self, node_id: int, verdict: dict[str, Any], duplicate_of: int | None = None) -> None:
+        reward = self.tree.record(node_id, verdict, duplicate_of)
+        self.save()
+        node = self.tree.nodes[node_id]
+        self.events.emit("candidate_judged", step=len(self.tree.judged()), steps=self.steps, node=node.id,
+                         parent=node.parent if node.parent is not None else ROOT, kind=node.step,
+                         verdict=verdict.get("verdict", ""), stage=verdict.get("stage", ""),
+                         reason=verdict.get("reason", ""), description=node.description, reward=reward,
+                         speedup_vs_eager=speedup_of(verdict), speedup_vs_compile=speedup_of(verdict, "compile"),
+                         duplicate=duplicate_of is not None, seconds=float(verdict.get("seconds", 0.0)))
+
+    def _announce_best(self, previous: Node | None) -> Node | None:
+        best = self.tree.best()
+        if best is not None and (previous is None or best.id != previous.id):
+            self.events.emit("best_improved", step=len(self.tree.judged()), node=best.id,
+                             speedup_vs_eager=speedup_of(best.verdict),
+                             speedup_vs_compile=speedup_of(best.verdict, "compile"),
+                             timed=speedup_of(best.verdict) is not None, description=best.description,
+                             gpu=(best.verdict.get("env") or {}).get("gpu"))
+        return best
+
+
+def reference_name(task: TaskSpec) -> str:
+    return f"{task.path}::{task.class_name}"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _verdict_summary(node: Node) -> dict[str, Any]:
+    v = node.verdict or {}
+    return {"node": node.id, "parent": node.parent, "step": node.step, "description": node.description,
+            "verdict": v.get("verdict"), "stage": v.get("stage"), "reason": v.get("reason"),
+            "reward": round(node.reward, 4), "speedup_vs_eager": speedup_of(v),
+            "speedup_vs_compile": speedup_of(v, "compile"), "duplicate_of": node.duplicate_of}
+
+
+def write_outputs(search: Search, result: SearchResult) -> dict[str, Any]:
+    """best.py, report.json and summary.md for the tree as it stands."""
+    out, tree = search.out, search.tree
+    judged = tree.judged()
+    best = result.best
+    valid = [n for n in judged if n.valid]
+    report: dict[str, Any] = {
+        "task": reference_name(search.task), "task_key": search.task.key(), "class": search.task.class_name, "proposer": search.proposer.name,
+        "seed": search.seed, "steps_requested": search.steps, "steps": len(judged), "valid": len(valid),
+        "valid_share": len(valid) / len(judged) if judged else 0.0, "interrupted": result.interrupted,
+        "stopped_reason": result.stopped_reason, "devices": list(search.devices),
+        "config": tree.config.to_dict(), "best": None,
+        "candidates": [_verdict_summary(n) for n in judged],
+    }
+    best_path = out / BEST_FILE
+    if best is not None:
+        v = best.verdict or {}
+        report["best"] = {**_verdict_summary(best), "timed": speedup_of(v) is not None, "timing": v.get("timing"),
+                          "checks": v.get("checks"), "checkpoint_compatible": v.get("checkpoint_compatible"),
+                          "env": v.get("env"), "file": str(best_path)}
+        _write_atomic(best_path, best.source)
+    elif best_path.exists():
+        best_path.unlink()                      # a stale winner from another run must not be shown
+    _write_atomic(out / REPORT_FILE, json.dumps(report, indent=2))
+    _write_atomic(out / SUMMARY_FILE, summary_markdown(report))
+    return report
+
+
+def headline(best: dict[str, Any] | None) -> str:
+    """'2.41x vs eager, 1.30x vs torch.compile, validated on NVIDIA H200' (or why there is no speed claim)."""
+    if best is None:
+        return "no valid candidate"
+    if not best.get("timed"):
+        return "validated (interpreter), not timed"
+    parts = [f"{best['speedup_vs_eager']:.2f}x vs eager"]
+    if best.get("speedup_vs_compile"):
+        parts.append(f"{best['speedup_vs_compile']:.2f}x vs torch.compile")
+    gpu = (best.get("env") or {}).get("gpu")
+    return ", ".join(parts) + (f", validated on {gpu}" if gpu else ", validated")
+
+
+def summary_markdown(report: dict[str, Any]) -> str:
+    lines = [f"# AdaExplore search: {report['task']}", "",
+             f"- proposer: {report['proposer']}, seed {report['seed']}, devices: "
+             f"{', '.join(report['devices']) or 'n/a'}",
+             f"- steps: {report['steps']} of {report['steps_requested']}"
+             + (" (interrupted)" if report["interrupted"] else "")
+             + (f" (stopped: {report['stopped_reason']})" if report["stopped_reason"] else ""),
+             f"- valid candidates: {report['valid']} ({report['valid_share']:.0%})",
+             f"- best: {headline(report['best'])}"]
+    if report["best"]:
+        lines.append(f"  node {report['best']['node']}: {report['best']['description']} -> `best.py`")
+    lines += ["", "| node | parent | step | verdict | vs eager | vs compile | description |", "|---|---|---|---|---|---|---|"]
+    for c in report["candidates"]:
+        fmt = lambda x: f"{x:.2f}x" if x else "-"  # noqa: E731
+        verdict = c["verdict"] if c["verdict"] == "valid" else f"{c['verdict']} ({c['stage']})"
+        lines.append(f"| {c['node']} | {c['parent']} | {c['step']} | {verdict} | {fmt(c['speedup_vs_eager'])} | "
+                     f"{fmt(c['speedup_vs_compile'])} | {c["description"]} |")
+    return "\n".join(lines) + "\n"

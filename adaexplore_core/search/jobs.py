@@ -1,0 +1,102 @@
+"""Running one search from the command line: proposer by name, judge pool on the chosen devices, events
+to a file or stdout, and a one-line progress display for terminals."""
+from __future__ import annotations
+
+import contextlib
+import sys
+import uuid
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+from ..judge.pool import JudgeConfig, JudgePool
+from ..proposers.base import Proposer
+from ..task import TaskSpec
+from .events import EventSink
+from .explore import Search, SearchError, SearchResult
+from .tree import SearchConfig
+
+PROPOSERS = ("builtin",)
+
+
+def make_proposer(name: str) -> Proposer:
+    if name == "builtin":
+        from ..proposers.builtin.proposer import BuiltinProposer
+        return BuiltinProposer()
+    raise SearchError(f"unknown proposer {name!r}; available: {', '.join(PROPOSERS)}")
+
+
+def judge_config(devices: tuple[str, ...], timeout_s: float = 180.0, allow_tf32: bool = False) -> JudgeConfig:
+    """Two workers per GPU (one compiles and checks while the other times) and two on the CPU."""
+    return JudgeConfig(devices=devices, workers_per_device=2, timeout_s=timeout_s, allow_tf32=allow_tf32)
+
+
+class Progress:
+    """Listens to events and keeps one status line on ``stream``: step, best speedup, valid share."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+        self.valid = 0
+        self.judged = 0
+        self.best = "none yet"
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event["event"]
+        if kind == "candidate_judged":
+            self.judged = event["step"]
+            self.valid += event["verdict"] == "valid"
+            mark = "valid" if event["verdict"] == "valid" else f"{event['verdict']} ({event['stage']})"
+            line = (f"step {event['step']}/{event['steps']} [{_bar(event['step'], event['steps'])}] best {self.best}"
+                    f" | valid {self.valid}/{self.judged} | {event['kind']}: {mark}")
+            self._show(line, final=not self.live)
+        elif kind == "best_improved":
+            self.best = (f"{event['speedup_vs_eager']:.2f}x vs eager" if event["timed"]
+                         else "valid (not timed)")
+        elif kind == "error":
+            self._show(f"error: {event['message']}", final=True)
+        elif kind == "job_finished":
+            if self.live:
+                self.stream.write("\n")
+            self.stream.flush()
+
+    def _show(self, line: str, final: bool) -> None:
+        if self.live and not final:
+            self.stream.write("\r\033[K" + line[:160])
+        else:
+            self.stream.write(("\r\033[K" if self.live else "") + line + "\n")
+        self.stream.flush()
+
+
+def _bar(done: int, total: int, width: int = 20) -> str:
+    filled = int(width * done / max(total, 1))
+    return "#" * filled + "." * (width - filled)
+
+
+@contextlib.contextmanager
+def event_sink(events: str | None, progress: bool) -> Iterator[EventSink]:
+    """Events to ``events`` (a path, or '-' for stdout); a progress line on stderr unless events go to
+    stdout or ``progress`` is off."""
+    sink = EventSink(job=uuid.uuid4().hex[:12])
+    handle = None
+    if events == "-":
+        sink.streams.append(sys.stdout)
+    elif events:
+        Path(events).parent.mkdir(parents=True, exist_ok=True)
+        handle = open(events, "a", encoding="utf-8")
+        sink.streams.append(handle)
+    if progress and events != "-":
+        sink.listeners.append(Progress(sys.stderr))
+    try:
+        yield sink
+    finally:
+        if handle:
+            handle.close()
+
+
+def run_search(task: TaskSpec, *, steps: int, out: Path, pool: JudgePool, proposer: Proposer,
+               sink: EventSink, devices: tuple[str, ...], seed: int = 0, resume: bool = False,
+               config: SearchConfig = SearchConfig()) -> SearchResult:
+    parallel = len(pool.config.devices) * pool.config.workers_per_device
+    search = Search(task, proposer, pool, steps, out, sink, config=config, seed=seed, resume=resume,
+                    parallel=parallel, devices=devices)
+    return search.run()
