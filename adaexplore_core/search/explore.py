@@ -272,5 +272,5 @@ def summary_markdown(report: dict[str, Any]) -> str:
         fmt = lambda x: f"{x:.2f}x" if x else "-"  # noqa: E731
         verdict = c["verdict"] if c["verdict"] == "valid" else f"{c['verdict']} ({c['stage']})"
         lines.append(f"| {c['node']} | {c['parent']} | {c['step']} | {verdict} | {fmt(c['speedup_vs_eager'])} | "
-                     f"{fmt(c['speedup_vs_compile'])} | {c["description"]} |")
+                     f"{fmt(c['speedup_vs_compile'])} | {c['description']} |")
     return "\n".join(lines) + "\n"
