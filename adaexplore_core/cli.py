@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .devices import DeviceError, resolve_devices
+from .search.explore import SearchError
 from .judge.pool import JudgeConfig, JudgePool
 from .judge.verdict import Verdict
 from .task import TaskError, TaskSpec
@@ -102,7 +103,7 @@ def _cmd_propose(args: argparse.Namespace) -> int:
 
 def _cmd_optimize(args: argparse.Namespace) -> int:
     from .proposers.base import ProposalError
-    from .search.explore import SearchError, headline
+    from .search.explore import headline
     from .search.jobs import event_sink, judge_config, make_proposer, run_search
 
     try:
@@ -130,6 +131,41 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     if result.interrupted:
         return 130
     return 0 if result.best is not None else 1
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .search import bench
+    from .search.jobs import event_sink, judge_config, make_proposer
+
+    out = Path(args.out)
+    try:
+        if args.replot:
+            note = bench.replot(out)
+            print(f"rewrote {out / bench.MARKDOWN_FILE}" + (f" ({note})" if note else f" and {out / bench.PLOT_FILE}"))
+            return 0
+        if not args.inputs:
+            raise TaskError("give KernelBench-format problem files or folders (or --replot)")
+        files = bench.problem_files(args.inputs)
+        devices = resolve_devices(args.device)
+        make_proposer(args.proposer)
+    except (TaskError, DeviceError, SearchError) as e:
+        print(f"adaexplore bench: {e}", file=sys.stderr)
+        return 2
+    with event_sink(args.events or str(out / "events.jsonl"), progress=not args.quiet) as sink:
+        with JudgePool(judge_config(devices, args.timeout, args.allow_tf32)) as pool:
+            try:
+                data = bench.run_bench(files, steps=args.steps, out=out, pool=pool,
+                                       proposer_factory=lambda: make_proposer(args.proposer), sink=sink,
+                                       devices=devices, seed=args.seed, resume=args.resume)
+            except KeyboardInterrupt:
+                print(f"adaexplore bench: interrupted; finished problems are in {out}; --resume continues",
+                      file=sys.stderr)
+                return 130
+    note = bench.write(data, out)
+    print(bench.markdown(data))
+    print(f"results in {out}: {bench.JSON_FILE}, {bench.MARKDOWN_FILE}"
+          + (f" ({note})" if note else f", {bench.PLOT_FILE}") + ", problems/<name>/")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -187,6 +223,26 @@ def build_parser() -> argparse.ArgumentParser:
     optimize.add_argument("--allow-tf32", action="store_true", help="as for judge")
     optimize.add_argument("--quiet", action="store_true", help="no progress line")
     optimize.set_defaults(func=_cmd_optimize)
+
+    bench = sub.add_parser("bench", help="run the search on KernelBench-format problems, with the paper's metrics",
+                           description="Search every problem file (folders: every .py in them) for --steps "
+                                       "candidates and report accuracy, mean speedup (cap 10x, failures 0), "
+                                       "geomean speedup (failures 0.1), fast@1.2, fast@2 and the geomean over "
+                                       "torch.compile, for the search's best and for the first candidate alone. "
+                                       "Writes bench.json, bench.md, bench.png and one folder per problem.")
+    bench.add_argument("inputs", nargs="*", help="problem files or folders of them")
+    bench.add_argument("--steps", type=_positive_int, default=10, help="candidates per problem (default 10)")
+    bench.add_argument("--out", default="adaexplore-bench", help="results folder (default adaexplore-bench)")
+    bench.add_argument("--proposer", default="builtin", choices=["builtin"], help="as for optimize")
+    bench.add_argument("--device", default="auto", help="as for optimize")
+    bench.add_argument("--events", help="events file (default: OUT/events.jsonl)")
+    bench.add_argument("--resume", action="store_true", help="continue the problems' saved searches")
+    bench.add_argument("--seed", type=int, default=0, help="search seed")
+    bench.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
+    bench.add_argument("--allow-tf32", action="store_true", help="as for judge")
+    bench.add_argument("--quiet", action="store_true", help="no progress line")
+    bench.add_argument("--replot", action="store_true", help="only rewrite bench.md and bench.png from OUT/bench.json")
+    bench.set_defaults(func=_cmd_bench)
     return parser
 
 

@@ -15,16 +15,15 @@ import concurrent.futures
 import json
 import os
 import random
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..judge.verdict import Verdict
-from ..proposers.base import Candidate, Proposal, ProposalError, ProposalRequest, Proposer
+from ..proposers.base import Candidate, ProposalError, ProposalRequest, Proposer
 from ..task import TaskSpec
 from .events import EventSink
-from .tree import LARGE, PENDING, ROOT, SMALL, Node, SearchConfig, Tree, speedup_of
+from .tree import LARGE, ROOT, Node, SearchConfig, Tree, speedup_of
 
 TREE_FILE, BEST_FILE, REPORT_FILE, SUMMARY_FILE = "tree.json", "best.py", "report.json", "summary.md"
 DUPLICATE_RETRIES = 4          # new seeds tried when a proposal repeats an earlier candidate

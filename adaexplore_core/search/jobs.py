@@ -42,7 +42,9 @@ class Progress:
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event["event"]
-        if kind == "candidate_judged":
+        if kind == "job_started":            # bench runs one job per problem
+            self.valid, self.judged, self.best = 0, 0, "none yet"
+        elif kind == "candidate_judged":
             self.judged = event["step"]
             self.valid += event["verdict"] == "valid"
             mark = "valid" if event["verdict"] == "valid" else f"{event['verdict']} ({event['stage']})"

@@ -1,0 +1,267 @@
+"""``adaexplore bench``: the search on every problem of KernelBench-format folders or files, with the paper's
+metrics.
+
+Per problem: the best validated speedup over eager and over torch.compile found by the search, and the
+first candidate's (the proposer's single shot) beside it. Summary, as in the paper: accuracy (share of
+problems with a valid candidate), mean speedup capped at 10x with failures as 0, geomean speedup with
+failures as 0.1, fast@1.2 and fast@2 (valid and faster than 1.2x / 2x), plus the geomean over
+torch.compile. Speed metrics exist only for timed (GPU) runs. Files: bench.json, bench.md, bench.png.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..proposers.base import ProposalError
+from ..task import TaskError, TaskSpec
+from .events import EventSink
+from .explore import SearchError
+from .tree import speedup_of
+
+CAP = 10.0           # mean speedup: capped
+FAILED_MEAN = 0.0    # a failed problem in the mean
+FAILED_GEOMEAN = 0.1  # a failed problem in the geomean
+FAST_THRESHOLDS = (1.2, 2.0)
+JSON_FILE, MARKDOWN_FILE, PLOT_FILE = "bench.json", "bench.md", "bench.png"
+
+
+def problem_files(inputs: list[str]) -> list[Path]:
+    """Files as given and every .py file of each folder (KernelBench number order when names start with
+    one); duplicates dropped. Missing paths raise TaskError."""
+    files: list[Path] = []
+    for item in inputs:
+        path = Path(item)
+        if path.is_dir():
+            found = sorted(path.glob("*.py"), key=_problem_order)
+            if not found:
+                raise TaskError(f"no .py problem files in folder {item}")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise TaskError(f"not a file or folder: {item}")
+    unique: list[Path] = []
+    for f in files:
+        if f.resolve() not in [u.resolve() for u in unique]:
+            unique.append(f)
+    return unique
+
+
+def _problem_order(path: Path) -> tuple[int, str]:
+    match = re.match(r"(\d+)_", path.name)
+    return (int(match.group(1)) if match else 1 << 30, path.name)
+
+
+def problem_slug(path: Path) -> str:
+    """A folder name for the problem's results: level folder and file stem."""
+    return f"{path.parent.name}__{path.stem}" if path.parent.name else path.stem
+
+
+def problem_entry(path: Path, result: Any | None, error: str = "") -> dict[str, Any]:
+    """One problem's row: the search's best and the first candidate (the proposer's single shot)."""
+    entry: dict[str, Any] = {"problem": str(path), "name": path.stem, "supported": result is not None,
+                             "error": error, "steps": 0, "valid_candidates": 0, "valid": False,
+                             "timed": False, "best_vs_eager": None, "best_vs_compile": None,
+                             "first_vs_eager": None, "first_vs_compile": None, "best_description": "",
+                             "gpu": None}
+    if result is None:
+        return entry
+    judged = result.tree.judged()
+    entry["steps"] = len(judged)
+    entry["valid_candidates"] = sum(1 for n in judged if n.valid)
+    best = result.best
+    if best is not None:
+        entry.update(valid=True, timed=speedup_of(best.verdict) is not None,
+                     best_vs_eager=speedup_of(best.verdict), best_vs_compile=_best_vs_compile(judged),
+                     best_description=best.description, gpu=(best.verdict.get("env") or {}).get("gpu"))
+    first = judged[0] if judged else None
+    if first is not None and first.valid:
+        entry.update(first_vs_eager=speedup_of(first.verdict), first_vs_compile=speedup_of(first.verdict, "compile"))
+    return entry
+
+
+def _best_vs_compile(judged: list[Any]) -> float | None:
+    """The best speedup over torch.compile among valid candidates (it may be another node than the best
+    over eager; each ratio is measured in the same run as its candidate)."""
+    values = [speedup_of(n.verdict, "compile") for n in judged if n.valid]
+    values = [v for v in values if v]
+    return max(values) if values else None
+
+
+def _geomean(values: list[float]) -> float | None:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def summarize(entries: list[dict[str, Any]], key: str = "best") -> dict[str, Any]:
+    """The paper's metrics over all problems (unsupported and invalid ones count as failures)."""
+    n = len(entries)
+    valid = [e for e in entries if e["valid"]]
+    timed = n > 0 and all(e["timed"] for e in valid) and bool(valid)
+    summary: dict[str, Any] = {"problems": n, "valid": len(valid), "accuracy": len(valid) / n if n else None,
+                               "timed": timed}
+    if not timed:
+        summary.update({"mean_speedup": None, "geomean_speedup": None, "geomean_vs_compile": None,
+                        **{f"fast@{p}": None for p in FAST_THRESHOLDS}})
+        return summary
+    speed = [e[f"{key}_vs_eager"] if e["valid"] and e[f"{key}_vs_eager"] else None for e in entries]
+    vs_compile = [e[f"{key}_vs_compile"] if e["valid"] and e[f"{key}_vs_compile"] else None for e in entries]
+    summary["mean_speedup"] = sum(min(s, CAP) if s else FAILED_MEAN for s in speed) / n
+    summary["geomean_speedup"] = _geomean([s if s else FAILED_GEOMEAN for s in speed])
+    summary["geomean_vs_compile"] = _geomean([s if s else FAILED_GEOMEAN for s in vs_compile])
+    summary["geomean_speedup_valid_only"] = _geomean([s for s in speed if s])
+    summary["geomean_vs_compile_valid_only"] = _geomean([s for s in vs_compile if s])
+    for p in FAST_THRESHOLDS:
+        summary[f"fast@{p}"] = sum(1 for s in speed if s and s > p) / n
+    return summary
+
+
+def report(entries: list[dict[str, Any]], steps: int, env: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"steps_per_problem": steps, "summary": summarize(entries, "best"),
+            "single_shot": summarize(entries, "first"), "problems": entries, "env": env or {}}
+
+
+def _fmt(value: Any, suffix: str = "x") -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}{suffix}" if isinstance(value, float) else str(value)
+
+
+def markdown(data: dict[str, Any]) -> str:
+    s, first = data["summary"], data["single_shot"]
+    lines = [f"# AdaExplore bench: {s['problems']} problem(s), {data['steps_per_problem']} steps each", ""]
+    env = data.get("env") or {}
+    if env:
+        lines.append(f"Environment: {env.get('gpu') or 'CPU (Triton interpreter, not timed)'}; torch "
+                     f"{env.get('torch')}, triton {env.get('triton')}, TF32 {'on' if env.get('tf32') else 'off'}")
+        lines.append("")
+    lines += ["| metric | search (best) | single shot (first candidate) |", "|---|---|---|"]
+    rows = [("accuracy (valid)", "accuracy", "%"), ("mean speedup (cap 10x, failures 0)", "mean_speedup", "x"),
+            ("geomean speedup (failures 0.1)", "geomean_speedup", "x"),
+            ("geomean vs torch.compile (failures 0.1)", "geomean_vs_compile", "x"),
+            ("fast@1.2", "fast@1.2", "%"), ("fast@2", "fast@2.0", "%")]
+    for label, key, unit in rows:
+        a, b = s.get(key), first.get(key)
+        if unit == "%":
+            lines.append(f"| {label} | {_pct(a)} | {_pct(b)} |")
+        else:
+            lines.append(f"| {label} | {_fmt(a)} | {_fmt(b)} |")
+    if not s["timed"]:
+        lines += ["", "Not timed (no GPU, or no valid candidate): speed metrics need a GPU run."]
+    lines += ["", "| problem | valid | best vs eager | best vs compile | first vs eager | steps | best candidate |",
+              "|---|---|---|---|---|---|---|"]
+    for e in data["problems"]:
+        status = "yes" if e["valid"] else ("unsupported" if not e["supported"] else "no")
+        lines.append(f"| {e['name']} | {status} | {_fmt(e['best_vs_eager'])} | {_fmt(e['best_vs_compile'])} | "
+                     f"{_fmt(e['first_vs_eager'])} | {e['steps']} | {e['best_description'] or e['error'][:120]} |")
+    return "\n".join(lines) + "\n"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def plot(data: dict[str, Any], path: Path) -> str:
+    """A PNG of per-problem speedups (sorted), over eager and over torch.compile, log scale; '' when done,
+    else why not (matplotlib missing, nothing timed)."""
+    entries = [e for e in data["problems"] if e["valid"] and e["best_vs_eager"]]
+    if not entries:
+        return "no timed valid problem to plot"
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+    except ImportError:
+        return "matplotlib is not installed (pip install matplotlib), so no bench.png"
+    entries.sort(key=lambda e: e["best_vs_eager"])
+    xs = range(len(entries))
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.25 * len(entries) + 2), 4.0))
+    ax.plot(xs, [e["best_vs_eager"] for e in entries], "o-", label="vs eager PyTorch")
+    ax.plot(xs, [e["best_vs_compile"] or float("nan") for e in entries], "s--", label="vs torch.compile")
+    ax.axhline(1.0, color="gray", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_yticks([t for t in (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10) if t <= 2 * max(
+        e["best_vs_eager"] for e in entries)])
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([e["name"].split("_")[0] for e in entries], rotation=90, fontsize=7)
+    ax.set_xlabel("problem (sorted by speedup over eager)")
+    ax.set_ylabel("speedup of the best valid candidate")
+    gpu = (data.get("env") or {}).get("gpu") or ""
+    ax.set_title(f"AdaExplore, {data['steps_per_problem']} steps per problem" + (f", {gpu}" if gpu else ""))
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return ""
+
+
+def write(data: dict[str, Any], out: Path) -> str:
+    """bench.json, bench.md and bench.png in ``out``; returns a note when the plot was not made."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / JSON_FILE).write_text(json.dumps(data, indent=1))
+    (out / MARKDOWN_FILE).write_text(markdown(data))
+    return plot(data, out / PLOT_FILE)
+
+
+def run_bench(files: list[Path], *, steps: int, out: Path, pool: Any, proposer_factory: Any, sink: EventSink,
+              devices: tuple[str, ...], seed: int = 0, resume: bool = False) -> dict[str, Any]:
+    """Search every problem in turn with one shared judge pool; results are written after each problem."""
+    from .jobs import run_search
+
+    entries: list[dict[str, Any]] = []
+    env: dict[str, Any] = {}
+    data: dict[str, Any] = report(entries, steps)
+    for path in files:
+        try:
+            task = TaskSpec.parse(str(path))
+            result = run_search(task, steps=steps, out=out / "problems" / problem_slug(path), pool=pool,
+                                proposer=proposer_factory(), sink=sink, devices=devices, seed=seed, resume=resume)
+        except (SearchError, ProposalError, TaskError) as e:
+            sink.emit("error", message=f"{path.name}: {e}", fatal=False)
+            entries.append(problem_entry(path, None, str(e)))
+        else:
+            entries.append(problem_entry(path, result))
+            for node in result.tree.judged():
+                if node.verdict and node.verdict.get("env"):
+                    env = env or _env_summary(node.verdict["env"])
+            if result.interrupted:
+                data = report(entries, steps, env)
+                write(data, out)
+                raise KeyboardInterrupt
+        data = report(entries, steps, env)
+        write(data, out)
+        print(f"{len(entries)}/{len(files)} {path.name}: " + _problem_line(entries[-1]), file=sys.stderr, flush=True)
+    return data
+
+
+def _env_summary(env: dict[str, Any]) -> dict[str, Any]:
+    return {k: env.get(k) for k in ("gpu", "torch", "triton", "cuda", "python", "tf32", "capability")}
+
+
+def _problem_line(entry: dict[str, Any]) -> str:
+    if not entry["supported"]:
+        return f"failed ({entry['error'][:100]})"
+    if not entry["valid"]:
+        return f"no valid candidate in {entry['steps']} steps"
+    if not entry["timed"]:
+        return f"valid ({entry['valid_candidates']}/{entry['steps']}), not timed"
+    return (f"{entry['best_vs_eager']:.2f}x vs eager, {_fmt(entry['best_vs_compile'])} vs compile "
+            f"(first candidate {_fmt(entry['first_vs_eager'])})")
+
+
+def replot(out: Path) -> str:
+    """Rewrite bench.md and bench.png from ``out``/bench.json (e.g. after a GPU run on a machine without
+    matplotlib)."""
+    path = out / JSON_FILE
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise TaskError(f"cannot read {path}: {e}") from e
+    return write(data, out)
+
