@@ -22,8 +22,10 @@ from adaexplore_core.proposers.builtin.proposer import BuiltinProposer  # noqa: 
 from adaexplore_core.task import TaskSpec  # noqa: E402
 
 
-def problem_number(path: Path) -> int:
-    return int(path.name.split("_")[0])
+def problem_number(path: Path) -> tuple[int, str]:
+    """KernelBench number order; files without a number (the project's own test modules) after, by name."""
+    head = path.name.split("_")[0]
+    return (int(head), path.name) if head.isdigit() else (1 << 30, path.name)
 
 
 def summarize(problems: dict) -> dict:
