@@ -67,9 +67,10 @@ def problem_entry(path: Path, result: Any | None, error: str = "") -> dict[str, 
                              "error": error, "steps": 0, "valid_candidates": 0, "valid": False,
                              "timed": False, "best_vs_eager": None, "best_vs_compile": None,
                              "first_vs_eager": None, "first_vs_compile": None, "best_description": "",
-                             "gpu": None}
+                             "gpu": None, "interrupted": False}
     if result is None:
         return entry
+    entry["interrupted"] = result.interrupted
     judged = result.tree.judged()
     entry["steps"] = len(judged)
     entry["valid_candidates"] = sum(1 for n in judged if n.valid)
@@ -97,7 +98,9 @@ def _geomean(values: list[float]) -> float | None:
 
 
 def summarize(entries: list[dict[str, Any]], key: str = "best") -> dict[str, Any]:
-    """The paper's metrics over all problems (unsupported and invalid ones count as failures)."""
+    """The paper's metrics over all problems (unsupported and invalid ones count as failures). A problem
+    whose search was interrupted is left out until ``--resume`` finishes it."""
+    entries = [e for e in entries if not e.get("interrupted")]
     n = len(entries)
     valid = [e for e in entries if e["valid"]]
     timed = n > 0 and all(e["timed"] for e in valid) and bool(valid)
@@ -154,7 +157,8 @@ def markdown(data: dict[str, Any]) -> str:
     lines += ["", "| problem | valid | best vs eager | best vs compile | first vs eager | steps | best candidate |",
               "|---|---|---|---|---|---|---|"]
     for e in data["problems"]:
-        status = "yes" if e["valid"] else ("unsupported" if not e["supported"] else "no")
+        status = "interrupted" if e.get("interrupted") else "yes" if e["valid"] else \
+            "unsupported" if not e["supported"] else "no"
         lines.append(f"| {e['name']} | {status} | {_fmt(e['best_vs_eager'])} | {_fmt(e['best_vs_compile'])} | "
                      f"{_fmt(e['first_vs_eager'])} | {e['steps']} | {e['best_description'] or e['error'][:120]} |")
     return "\n".join(lines) + "\n"

@@ -3,6 +3,7 @@
 Every event has ``event`` (its type), ``time`` (UTC, ISO 8601) and ``job`` (the job id). The fields of each
 type are listed in ``SCHEMA`` (name -> allowed Python types); ``validate`` checks an event against it.
 Optional fields may be ``None``. Readers must ignore fields they do not know (new ones may be added).
+A job ends with ``job_finished``, or with an ``error`` whose ``fatal`` is true (it could not run).
 """
 from __future__ import annotations
 

@@ -4,7 +4,9 @@ One step is one candidate (judged, or a duplicate of a judged one whose verdict 
 candidates are with the judge pool (spread over its devices and workers), the next ones are selected and
 proposed; verdicts are taken in submission order, so a run is reproducible per seed wherever the verdicts
 are (always on the CPU, where only validity counts). The tree is saved after every change, pending
-candidates included, so ``resume`` continues exactly where an interrupted run stopped.
+candidates included, so ``resume`` continues exactly where an interrupted run stopped. (Extending a
+finished run with more steps continues its tree too, but equals one longer run only when candidates are
+judged one at a time: a longer run proposes step k+1 while step k is still with the judge.)
 
 Files in ``out``: tree.json (the whole tree), best.py (the best valid ModelNew), report.json, summary.md.
 """
@@ -96,10 +98,16 @@ class Search:
         resumed = len(self.tree.judged())
         self.events.emit("job_started", task=reference_name(self.task), steps=self.steps, proposer=self.proposer.name,
                          devices=list(self.devices), out=str(self.out), resumed_steps=resumed)
-        self.out.mkdir(parents=True, exist_ok=True)
         for node in self.tree.pending():          # an interrupted run's candidates: judge them again
-            node.duplicate_of = None
-            self.in_flight.append((node.id, self.pool.submit(self.task, node.source)))
+            original = self.tree.nodes.get(node.duplicate_of) if node.duplicate_of is not None else None
+            if original is not None and original.verdict is not None:   # judged since: reuse, in queue order
+                done: concurrent.futures.Future = concurrent.futures.Future()
+                done.set_result(Verdict.from_dict(original.verdict))
+                self.in_flight.append((node.id, done))
+            elif original is not None:            # its twin is pending too: share the twin's verdict
+                self.in_flight.append((node.id, dict(self.in_flight)[original.id]))
+            else:
+                self.in_flight.append((node.id, self.pool.submit(self.task, node.source)))
         best = self.tree.best()
         failures, stopped = 0, ""
         interrupted = False

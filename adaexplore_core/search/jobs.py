@@ -47,6 +47,9 @@ class Progress:
         elif kind == "candidate_judged":
             self.judged = event["step"]
             self.valid += event["verdict"] == "valid"
+            if event["verdict"] == "valid" and self.best == "none yet":   # best_improved follows this event
+                self.best = "valid (not timed)" if event["speedup_vs_eager"] is None else \
+                    f"{event['speedup_vs_eager']:.2f}x vs eager"
             mark = "valid" if event["verdict"] == "valid" else f"{event['verdict']} ({event['stage']})"
             line = (f"step {event['step']}/{event['steps']} [{_bar(event['step'], event['steps'])}] best {self.best}"
                     f" | valid {self.valid}/{self.judged} | {event['kind']}: {mark}")
@@ -54,7 +57,7 @@ class Progress:
         elif kind == "best_improved":
             self.best = (f"{event['speedup_vs_eager']:.2f}x vs eager" if event["timed"]
                          else "valid (not timed)")
-        elif kind == "error":
+        elif kind == "error" and not event["fatal"]:     # fatal errors are the command's own message
             self._show(f"error: {event['message']}", final=True)
         elif kind == "job_finished":
             if self.live:

@@ -1,0 +1,127 @@
+"""`adaexplore bench`: the paper's metrics on hand-made results, problem discovery, the report files, and one
+CPU run of the command on small problems (validity only: nothing is timed without a GPU)."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adaexplore_core.search import bench
+from adaexplore_core.task import TaskError
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "proposers"
+
+
+def entry(name: str, eager: float | None, compile_: float | None = None, *, supported: bool = True,
+          first: float | None = None, interrupted: bool = False) -> dict:
+    valid = eager is not None
+    return {"problem": f"x/{name}.py", "name": name, "supported": supported, "error": "" if supported else "nope",
+            "steps": 5, "valid_candidates": 3 if valid else 0, "valid": valid, "timed": valid,
+            "best_vs_eager": eager, "best_vs_compile": compile_, "first_vs_eager": first,
+            "first_vs_compile": None, "best_description": "d" if valid else "", "gpu": "G",
+            "interrupted": interrupted}
+
+
+def test_paper_metrics_count_failures_as_the_paper_does():
+    entries = [entry("1_a", 2.5, 2.0), entry("3_b", 20.0, 12.0), entry("5_c", 0.8, 0.5), entry("7_d", None),
+               entry("9_e", None, supported=False)]
+    s = bench.summarize(entries)
+    assert s["problems"] == 5 and s["valid"] == 3 and s["accuracy"] == pytest.approx(0.6)
+    assert s["timed"] is True
+    assert s["mean_speedup"] == pytest.approx((2.5 + 10.0 + 0.8 + 0 + 0) / 5)          # capped at 10, failures 0
+    assert s["geomean_speedup"] == pytest.approx(math.exp(sum(map(math.log, [2.5, 20.0, 0.8, 0.1, 0.1])) / 5))
+    assert s["geomean_vs_compile"] == pytest.approx(math.exp(sum(map(math.log, [2.0, 12.0, 0.5, 0.1, 0.1])) / 5))
+    assert s["geomean_speedup_valid_only"] == pytest.approx((2.5 * 20.0 * 0.8) ** (1 / 3))
+    assert s["fast@1.2"] == pytest.approx(2 / 5) and s["fast@2.0"] == pytest.approx(2 / 5)
+
+
+def test_fast_p_needs_strictly_more_than_p():
+    s = bench.summarize([entry("1_a", 2.0), entry("3_b", 1.2), entry("5_c", 1.21)])
+    assert s["fast@2.0"] == 0 and s["fast@1.2"] == pytest.approx(2 / 3)      # 1.21 and 2.0, not 1.2
+
+
+def test_interrupted_problems_are_left_out_until_resumed():
+    s = bench.summarize([entry("1_a", 2.0), entry("3_b", None, interrupted=True)])
+    assert s["problems"] == 1 and s["accuracy"] == 1.0 and s["geomean_speedup"] == pytest.approx(2.0)
+
+
+def test_untimed_runs_claim_no_speed():
+    untimed = dict(entry("1_a", None), valid=True, valid_candidates=2)
+    s = bench.summarize([untimed, entry("3_b", None)])
+    assert s["accuracy"] == 0.5 and s["timed"] is False
+    assert s["mean_speedup"] is None and s["geomean_speedup"] is None and s["fast@1.2"] is None
+
+
+def test_single_shot_is_reported_beside_the_search():
+    data = bench.report([entry("1_a", 2.0, first=1.0), entry("3_b", 1.5, first=1.5)], steps=7)
+    assert data["summary"]["geomean_speedup"] == pytest.approx(math.sqrt(3.0))
+    assert data["single_shot"]["geomean_speedup"] == pytest.approx(math.sqrt(1.5))
+    text = bench.markdown(data)
+    assert "7 steps each" in text and "| 1_a | yes | 2.00x |" in text
+    assert "single shot" in text and "fast@1.2" in text
+
+
+def test_problem_files_in_kernelbench_order(tmp_path):
+    for name in ("11_k.py", "3_c.py", "1_a.py", "notes.txt"):
+        (tmp_path / name).write_text("")
+    extra = tmp_path / "1_a.py"
+    files = bench.problem_files([str(tmp_path), str(extra)])
+    assert [f.name for f in files] == ["1_a.py", "3_c.py", "11_k.py"]      # numeric order, no duplicate
+
+
+def test_problem_files_report_bad_paths(tmp_path):
+    with pytest.raises(TaskError, match="not a file or folder"):
+        bench.problem_files([str(tmp_path / "missing")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(TaskError, match="no .py problem files"):
+        bench.problem_files([str(tmp_path / "empty")])
+
+
+def test_plot_is_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    data = bench.report([entry("1_a", 2.0, 1.5), entry("3_b", 0.9, 0.7), entry("5_c", None)], steps=3,
+                        env={"gpu": "Test GPU"})
+    assert bench.write(data, tmp_path) == ""
+    assert (tmp_path / bench.PLOT_FILE).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert json.loads((tmp_path / bench.JSON_FILE).read_text())["summary"]["valid"] == 2
+
+
+def test_plot_says_why_when_nothing_was_timed(tmp_path):
+    data = bench.report([entry("1_a", None)], steps=3)
+    assert "no timed valid problem" in bench.write(data, tmp_path)
+    assert not (tmp_path / bench.PLOT_FILE).exists()
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "adaexplore_core.cli", "bench", *args], capture_output=True,
+                          text=True, timeout=600, cwd=ROOT)
+
+
+def test_bench_command_on_cpu(tmp_path):
+    out = tmp_path / "bench"
+    result = _cli(str(DATA / "pointwise_chain.py"), str(DATA / "unsupported" / "conv_only.py"),
+                  str(DATA / "log_softmax.py"), "--steps", "2", "--out", str(out), "--device", "cpu", "--quiet")
+    assert result.returncode == 0, result.stderr
+    data = json.loads((out / bench.JSON_FILE).read_text())
+    names = [e["name"] for e in data["problems"]]
+    assert names == ["pointwise_chain", "conv_only", "log_softmax"]
+    by_name = {e["name"]: e for e in data["problems"]}
+    assert by_name["conv_only"]["supported"] is False and "unsupported" in by_name["conv_only"]["error"]
+    assert by_name["pointwise_chain"]["valid"] and by_name["pointwise_chain"]["steps"] == 2
+    assert by_name["log_softmax"]["valid"] and by_name["log_softmax"]["timed"] is False
+    assert data["summary"]["accuracy"] == pytest.approx(2 / 3) and data["summary"]["geomean_speedup"] is None
+    assert (out / "problems" / "proposers__log_softmax" / "best.py").exists()
+    assert "Not timed" in (out / bench.MARKDOWN_FILE).read_text()
+    assert "Traceback" not in result.stderr
+
+
+def test_bench_command_bad_input(tmp_path):
+    assert _cli("--replot", "--out", str(tmp_path)).returncode == 2          # no bench.json there
+    missing = _cli(str(tmp_path / "nope.py"), "--out", str(tmp_path / "b"), "--device", "cpu")
+    assert missing.returncode == 2 and "not a file or folder" in missing.stderr
+    assert _cli("--out", str(tmp_path / "c")).returncode == 2                  # nothing to run
