@@ -1,4 +1,4 @@
-"""The ``adaexplore`` command line. Subcommands: judge, propose, optimize, bench."""
+"""The ``adaexplore`` command line. Subcommands: judge, propose, optimize, bench, lsp."""
 from __future__ import annotations
 
 import argparse
@@ -168,6 +168,16 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_lsp(args: argparse.Namespace) -> int:
+    try:
+        from adaexplore_server.__main__ import main as serve
+    except ImportError as e:
+        print(f"adaexplore lsp: the language server needs the server extra (pip install 'adaexplore[server]'): {e}",
+              file=sys.stderr)
+        return 2
+    return serve()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="adaexplore", description="Validated Triton replacements for PyTorch "
                                                                      "modules.")
@@ -243,6 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quiet", action="store_true", help="no progress line")
     bench.add_argument("--replot", action="store_true", help="only rewrite bench.md and bench.png from OUT/bench.json")
     bench.set_defaults(func=_cmd_bench)
+
+    lsp = sub.add_parser("lsp", help="run the language server on stdio (same as python -m adaexplore_server)")
+    lsp.set_defaults(func=_cmd_lsp)
     return parser
 
 

@@ -1,0 +1,290 @@
+"""What the server knows about a Python document, from tree-sitter: pure functions on text.
+
+Finds every class deriving from ``nn.Module`` (``nn.Module``, ``torch.nn.Module``, an imported ``Module``,
+or another such class of the same file), its ``forward``, its ranges as LSP positions in the client's
+encoding (UTF-16 code units unless the client chose UTF-8 or UTF-32), and where example inputs come from:
+KernelBench-style ``get_inputs``/``get_init_inputs`` in the file, or an annotation comment in or just above
+the class::
+
+    # adaexplore: inputs=[torch.randn(8, 512)] init=[512]
+
+Tolerant of half-typed files: tree-sitter recovers, and a class that does not parse is skipped.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter_python
+from tree_sitter import Language, Node, Parser
+
+PYTHON = Language(tree_sitter_python.language())
+ANNOTATION = re.compile(r"#\s*adaexplore:\s*inputs\s*=\s*(?P<inputs>.+?)(?:\s+init\s*=\s*(?P<init>.+?))?\s*$")
+ANNOTATION_HINT = "# adaexplore: inputs=[torch.randn(8, 512)] init=[512]"
+
+
+@dataclass(frozen=True)
+class Position:
+    line: int
+    character: int
+
+
+@dataclass(frozen=True)
+class Range:
+    start: Position
+    end: Position
+
+
+@dataclass
+class Inputs:
+    """Where a module's example inputs come from: "functions" (get_inputs/get_init_inputs in the file) or
+    "annotation" (expressions from the comment); ``error`` when an annotation is there but unusable."""
+
+    kind: str
+    inputs: str = ""
+    init: str = "[]"
+    line: int = 0
+    error: str = ""
+
+
+@dataclass
+class ModuleClass:
+    name: str
+    range: Range                 # the whole class definition (decorators included)
+    name_range: Range            # the class name
+    source: str                  # the class's text
+    forward: Range | None = None
+    inputs: Inputs | None = None
+    bases: list[str] = field(default_factory=list)
+
+    def digest(self) -> str:
+        """Identifies the class text: a result computed for another text is stale."""
+        return hashlib.sha256(self.source.encode()).hexdigest()[:20]
+
+    def contains(self, position: Position) -> bool:
+        return (self.range.start.line, self.range.start.character) <= (position.line, position.character) <= \
+            (self.range.end.line, self.range.end.character)
+
+
+class _Positions:
+    """Byte points of tree-sitter -> LSP positions in the client's encoding."""
+
+    def __init__(self, text: str, encoding: str) -> None:
+        self.lines = text.split("\n")
+        self.encoding = encoding
+
+    def position(self, row: int, byte_column: int) -> Position:
+        if row >= len(self.lines):
+            return Position(row, 0)
+        prefix = self.lines[row].encode("utf-8")[:byte_column].decode("utf-8", errors="ignore")
+        return Position(row, units(prefix, self.encoding))
+
+    def range(self, node: Node) -> Range:
+        return Range(self.position(*node.start_point), self.position(*node.end_point))
+
+
+def units(text: str, encoding: str = "utf-16") -> int:
+    """Length of ``text`` in the code units of a position encoding."""
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    if encoding == "utf-32":
+        return len(text)
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in text)
+
+
+def offset_of(text: str, position: Position, encoding: str = "utf-16") -> int:
+    """The string index of an LSP position (clamped to the line and the text)."""
+    lines = text.split("\n")
+    line = min(max(position.line, 0), len(lines))
+    start = sum(len(x) + 1 for x in lines[:line])
+    if line >= len(lines):
+        return len(text)
+    count = 0
+    for i, c in enumerate(lines[line]):
+        if count >= position.character:
+            return start + i
+        count += units(c, encoding)
+    return start + len(lines[line])
+
+
+def parse(text: str) -> Node:
+    return Parser(PYTHON).parse(text.encode("utf-8")).root_node
+
+
+def _module_names(root: Node) -> tuple[set[str], set[str]]:
+    """(names bound to torch.nn, names bound to Module) from the file's imports."""
+    nn_names, module_names = {"nn"}, set()
+    for node in root.children:
+        text = node.text.decode("utf-8", errors="replace") if node.text else ""
+        if node.type == "import_statement" and "torch.nn" in text:
+            match = re.search(r"torch\.nn\s+as\s+(\w+)", text)
+            nn_names.add(match.group(1) if match else "torch.nn")
+        elif node.type == "import_from_statement":
+            if re.match(r"from\s+torch\s+import\b", text):
+                match = re.search(r"\bnn\s+as\s+(\w+)", text)
+                nn_names.add(match.group(1) if match else "nn")
+            if re.match(r"from\s+torch\.nn(\.modules(\.module)?)?\s+import\b", text):
+                match = re.search(r"\bModule(?:\s+as\s+(\w+))?\b", text)
+                if match:
+                    module_names.add(match.group(1) or "Module")
+    return nn_names, module_names
+
+
+def _bases(cls: Node) -> list[str]:
+    args = cls.child_by_field_name("superclasses")
+    if args is None:
+        return []
+    return [c.text.decode("utf-8", errors="replace") for c in args.named_children
+            if c.type in ("identifier", "attribute")]
+
+
+def _is_module_base(base: str, nn_names: set[str], module_names: set[str], local: set[str]) -> bool:
+    if base in module_names or base in local or base == "torch.nn.Module":
+        return True
+    head, _, tail = base.rpartition(".")
+    return tail == "Module" and head in nn_names
+
+
+def _class_nodes(root: Node) -> list[Node]:
+    """Top-level classes (also inside if/try blocks at the top level); decorated ones by their decorator."""
+    found = []
+    for node in root.children:
+        if node.type == "class_definition":
+            found.append(node)
+        elif node.type == "decorated_definition":
+            inner = node.child_by_field_name("definition")
+            if inner is not None and inner.type == "class_definition":
+                found.append(inner)
+    return found
+
+
+def find_modules(text: str, encoding: str = "utf-16") -> list[ModuleClass]:
+    """Every nn.Module class of the document, in order."""
+    root = parse(text)
+    nn_names, module_names = _module_names(root)
+    positions = _Positions(text, encoding)
+    file_inputs = _file_inputs(root)
+    local: set[str] = set()
+    found: list[ModuleClass] = []
+    for cls in _class_nodes(root):
+        name_node = cls.child_by_field_name("name")
+        if name_node is None or cls.has_error and cls.child_by_field_name("body") is None:
+            continue
+        bases = _bases(cls)
+        if not any(_is_module_base(b, nn_names, module_names, local) for b in bases):
+            continue
+        name = name_node.text.decode("utf-8", errors="replace")
+        local.add(name)
+        outer = cls.parent if cls.parent is not None and cls.parent.type == "decorated_definition" else cls
+        module = ModuleClass(name=name, range=positions.range(outer), name_range=positions.range(name_node),
+                             source=outer.text.decode("utf-8", errors="replace"), bases=bases)
+        body = cls.child_by_field_name("body")
+        for child in body.named_children if body is not None else []:
+            fn = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
+            if fn is not None and fn.type == "function_definition" and \
+                    fn.child_by_field_name("name") is not None and fn.child_by_field_name("name").text == b"forward":
+                module.forward = positions.range(fn)
+        module.inputs = _annotation(positions.lines, outer.start_point[0], outer.end_point[0]) or file_inputs
+        found.append(module)
+    return found
+
+
+def module_at(text: str, position: Position, encoding: str = "utf-16") -> ModuleClass | None:
+    """The module class whose definition contains ``position``."""
+    return next((m for m in find_modules(text, encoding) if m.contains(position)), None)
+
+
+def _file_inputs(root: Node) -> Inputs | None:
+    names = set()
+    for node in root.children:
+        if node.type == "function_definition" and node.child_by_field_name("name") is not None:
+            names.add(node.child_by_field_name("name").text.decode())
+    return Inputs(kind="functions") if "get_inputs" in names else None
+
+
+def _annotation(lines: list[str], first: int, last: int) -> Inputs | None:
+    """The annotation comment in the class or in the comment lines just above it."""
+    start = first
+    while start > 0 and lines[start - 1].strip().startswith("#"):
+        start -= 1
+    for row in range(start, min(last + 1, len(lines))):
+        stripped = lines[row].strip()
+        if not stripped.startswith("#") or "adaexplore:" not in stripped:
+            continue
+        match = ANNOTATION.search(stripped)
+        if match is None:
+            return Inputs(kind="annotation", line=row, error=f"the annotation must read like '{ANNOTATION_HINT}'")
+        inputs, init = match.group("inputs"), match.group("init") or "[]"
+        for label, expr in (("inputs", inputs), ("init", init)):
+            try:
+                tree = ast.parse(expr, mode="eval")
+            except SyntaxError as e:
+                return Inputs(kind="annotation", line=row, error=f"{label}= is not a Python expression ({e.msg})")
+            if not isinstance(tree.body, (ast.List, ast.Tuple)):
+                return Inputs(kind="annotation", line=row, error=f"{label}= must be a list, like [torch.randn(8, 512)]")
+        return Inputs(kind="annotation", inputs=inputs, init=init, line=row)
+    return None
+
+
+def syntax_error(text: str) -> str:
+    """'' when ``text`` parses as Python; else 'message at line N'."""
+    try:
+        ast.parse(text)
+    except SyntaxError as e:
+        return f"{e.msg} at line {e.lineno}"
+    except ValueError as e:                  # e.g. NUL bytes
+        return str(e)
+    return ""
+
+
+def inputs_text(text: str, module: ModuleClass) -> str:
+    """The text that defines the module's example inputs (for cache keys): the annotation's expressions, or
+    the file's get_inputs/get_init_inputs functions."""
+    inputs = module.inputs
+    if inputs is None:
+        return ""
+    if inputs.kind == "annotation":
+        return f"annotation:{inputs.inputs}|{inputs.init}"
+    root = parse(text)
+    parts = [n.text.decode("utf-8", errors="replace") for n in root.children if n.type == "function_definition"
+             and n.child_by_field_name("name") is not None
+             and n.child_by_field_name("name").text in (b"get_inputs", b"get_init_inputs")]
+    return "functions:" + "\n".join(parts)
+
+
+def engine_source(text: str, module: ModuleClass) -> str:
+    """The file the engine imports for ``module``: the document as it is, plus get_inputs/get_init_inputs
+    from the annotation when there is one (defined last, so they win over the file's own)."""
+    inputs = module.inputs
+    if inputs is None or inputs.kind != "annotation" or inputs.error:
+        return text
+    return (text.rstrip("\n") + "\n\n\n# Added by AdaExplore from the class's annotation comment.\n"
+            f"def get_inputs():\n    return list({inputs.inputs})\n\n\n"
+            f"def get_init_inputs():\n    return list({inputs.init})\n")
+
+
+def inputs_stub(module: ModuleClass) -> tuple[Position, str]:
+    """Where and what to insert so the user can fill in example inputs: an annotation line above the class."""
+    return (Position(module.range.start.line, 0),
+            "# adaexplore: inputs=[torch.randn(8, 512)] init=[]   "
+            "# TODO: example forward inputs and constructor arguments for AdaExplore\n")
+
+
+def top_level_names(text: str) -> set[str]:
+    """Names defined at the top level (functions, classes, simple assignments), for merging a patch."""
+    root = parse(text)
+    names = set()
+    for node in root.children:
+        target = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        if target is None:
+            continue
+        if target.type in ("function_definition", "class_definition") and target.child_by_field_name("name"):
+            names.add(target.child_by_field_name("name").text.decode())
+        elif target.type == "expression_statement" and target.named_children and \
+                target.named_children[0].type == "assignment":
+            left = target.named_children[0].child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                names.add(left.text.decode())
+    return names

@@ -1,0 +1,98 @@
+"""Search results that survive editor restarts: diskcache, JSON values only, in a private directory.
+
+diskcache pickles by default, and unpickling a row someone else wrote would run their code: the cache uses
+JSON for keys and values and refuses any row stored in pickle mode. The directory is created 0700 (and
+tightened to 0700 when it exists).
+
+Keys: ``result:<content key>`` holds a finished search's result; the content key hashes the class text, its
+example inputs and the environment fingerprint. ``latest:<uri>#<class>`` names the newest result for a
+class of a document, so a result whose class text has changed since is found and shown as stale.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import diskcache
+from diskcache.core import MODE_PICKLE
+
+SCHEMA_VERSION = 1
+
+
+class PickledRowError(Exception):
+    """A cache row stored as a pickle: refused, never loaded."""
+
+
+class JsonOnlyDisk(diskcache.JSONDisk):
+    """JSONDisk that refuses pickled rows instead of unpickling them."""
+
+    def fetch(self, mode: int, filename: str, value: Any, read: bool) -> Any:
+        if mode == MODE_PICKLE:
+            raise PickledRowError("refusing a pickled cache row (the AdaExplore cache stores JSON only)")
+        return super().fetch(mode, filename, value, read)
+
+    def get(self, key: Any, raw: bool) -> Any:
+        if not raw:
+            raise PickledRowError("refusing a pickled cache key (the AdaExplore cache stores JSON only)")
+        return super().get(key, raw)
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "adaexplore"
+
+
+def private_directory(path: Path) -> Path:
+    """Create ``path`` (and parents) with mode 0700 for the last component, or tighten it to 0700."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        path.chmod(0o700)
+    return path
+
+
+def content_key(class_source: str, inputs_text: str, fingerprint: str) -> str:
+    digest = hashlib.sha256()
+    for part in (str(SCHEMA_VERSION), class_source, inputs_text, fingerprint):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()[:32]
+
+
+class ResultCache:
+    """Finished results by content key, and the newest result per (document, class)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = private_directory(Path(directory) / "results")
+        self._cache = diskcache.Cache(str(self.directory), disk=JsonOnlyDisk, disk_compress_level=0)
+
+    def put(self, key: str, uri: str, class_name: str, result: dict[str, Any]) -> None:
+        json.dumps(result)                     # only JSON-able values go in
+        self._cache.set(f"result:{key}", result)
+        self._cache.set(f"latest:{uri}#{class_name}", key)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self._read(f"result:{key}")
+
+    def latest(self, uri: str, class_name: str) -> tuple[str, dict[str, Any]] | None:
+        """(content key, result) of the newest result for this class of this document."""
+        key = self._read(f"latest:{uri}#{class_name}")
+        if not isinstance(key, str):
+            return None
+        result = self.get(key)
+        return (key, result) if result is not None else None
+
+    def _read(self, key: str) -> Any:
+        try:
+            return self._cache.get(key)
+        except PickledRowError:
+            raise
+        except (ValueError, OSError):          # a corrupt row: as if absent
+            return None
+
+    def close(self) -> None:
+        self._cache.close()

@@ -1,0 +1,212 @@
+"""Search jobs of the language server: each one is ``adaexplore optimize ... --events -`` in a subprocess of
+its own process group (cancel = interrupt the group, then kill it), read event by event from its stdout.
+
+Jobs that want the same device wait in that device's queue (one search per GPU at a time). The server
+process itself never imports torch: the engine runs in the subprocess, with the interpreter the server
+runs on (the user's environment).
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from adaexplore_core.search.events import EventError, parse_line
+
+QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
+INTERRUPT_GRACE_S = 10.0           # after SIGINT, how long the engine gets to save before SIGKILL
+_ids = itertools.count(1)
+SECRET_VARIABLES = ("OPENAI_API_KEY", "ADAEXPLORE_API_KEY")
+
+
+@dataclass
+class Job:
+    uri: str
+    class_name: str
+    digest: str                      # the class text's digest when the job started
+    version: int | None              # the document version when the job started
+    content_key: str
+    device: str
+    steps: int
+    proposer: str
+    workdir: Path
+    id: str = field(default_factory=lambda: f"job-{next(_ids)}")
+    state: str = QUEUED
+    step: int = 0
+    valid: int = 0
+    best_speedup: float | None = None
+    best_valid: bool = False
+    message: str = ""
+    started: float = field(default_factory=time.time)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    process: asyncio.subprocess.Process | None = None
+    progress_token: str | None = None
+    cancel_requested: bool = False
+
+    @property
+    def out(self) -> Path:
+        return self.workdir / "out"
+
+    def summary(self) -> dict[str, Any]:
+        return {"id": self.id, "uri": self.uri, "class": self.class_name, "state": self.state, "step": self.step,
+                "steps": self.steps, "valid": self.valid, "best_speedup": self.best_speedup,
+                "device": self.device, "message": self.message, "started": self.started}
+
+    def status_line(self) -> str:
+        best = f"best {self.best_speedup:.2f}x" if self.best_speedup else \
+            ("valid, not timed" if self.best_valid else "no valid candidate yet")
+        return f"step {self.step}/{self.steps} · {best}"
+
+
+Listener = Callable[[Job, dict[str, Any] | None], Awaitable[None] | None]
+
+
+class JobManager:
+    """Starts, queues, follows and cancels search jobs; calls ``listener(job, event)`` on every event and
+    once more with ``event=None`` when the job ends."""
+
+    def __init__(self, listener: Listener, python: str = sys.executable) -> None:
+        self.listener = listener
+        self.python = python
+        self.jobs: dict[str, Job] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task] = set()
+
+    def running_for(self, uri: str, class_name: str) -> Job | None:
+        return next((j for j in self.jobs.values() if j.uri == uri and j.class_name == class_name
+                     and j.state in (QUEUED, RUNNING)), None)
+
+    def start(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str] | None = None) -> Job:
+        self.jobs[job.id] = job
+        task = asyncio.ensure_future(self._run(job, reference, cwd, env_extra or {}))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return job
+
+    def command(self, job: Job, reference: Path) -> list[str]:
+        return [self.python, "-m", "adaexplore_core.cli", "optimize", f"{reference}::{job.class_name}",
+                "--steps", str(job.steps), "--device", job.device, "--proposer", job.proposer,
+                "--out", str(job.out), "--events", "-", "--quiet"]
+
+    async def _run(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str]) -> None:
+        lock = self._locks.setdefault(job.device, asyncio.Lock())
+        try:
+            async with lock:                       # one search per device at a time
+                if job.cancel_requested:
+                    job.state, job.message = CANCELLED, "cancelled before it started"
+                    return
+                job.state = RUNNING
+                await self._notify(job, None if not job.events else job.events[-1])
+                await self._follow(job, reference, cwd, env_extra)
+        except Exception as e:  # noqa: BLE001 - a job failure must never take the server down
+            job.state, job.message = FAILED, f"the job failed: {type(e).__name__}: {e}"
+        finally:
+            if job.state in (QUEUED, RUNNING):
+                job.state = FAILED
+            await self._notify(job, None)
+
+    async def _follow(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str]) -> None:
+        env = {k: v for k, v in os.environ.items() if k not in SECRET_VARIABLES}
+        env.update(env_extra)
+        root = str(Path(__file__).resolve().parents[1])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(cwd), root, env.get("PYTHONPATH")]))
+        env.pop("TRITON_INTERPRET", None)
+        job.process = await asyncio.create_subprocess_exec(
+            *self.command(job, reference), cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            limit=16 * 1024 * 1024)
+        stderr_task = asyncio.ensure_future(job.process.stderr.read())
+        fatal = ""
+        async for raw in job.process.stdout:
+            line = raw.decode("utf-8", errors="replace").strip()
+            if not line:
+                continue
+            try:
+                event = parse_line(line)
+            except EventError:
+                continue                          # not an event (a stray print): ignored
+            job.events.append(event)
+            kind = event["event"]
+            if kind == "candidate_judged":
+                job.step = event["step"]
+                job.valid += event["verdict"] == "valid"
+            elif kind == "best_improved":
+                job.best_valid = True
+                job.best_speedup = event["speedup_vs_eager"]
+            elif kind == "error" and event["fatal"]:
+                fatal = event["message"]
+            await self._notify(job, event)
+        code = await job.process.wait()
+        stderr = (await stderr_task).decode("utf-8", errors="replace")
+        if job.cancel_requested:
+            job.state, job.message = CANCELLED, "cancelled"
+        elif code == 0:
+            job.state, job.message = DONE, "finished"
+        elif code == 1:
+            job.state, job.message = DONE, "finished without a valid candidate"
+        else:
+            tail = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit status {code}"
+            job.state, job.message = FAILED, fatal or tail
+
+    async def _notify(self, job: Job, event: dict[str, Any] | None) -> None:
+        try:
+            result = self.listener(job, event)
+            if asyncio.iscoroutine(result):
+                await result
+        except Exception:  # noqa: BLE001 - a display problem must not end the job
+            pass
+
+    def cancel(self, job_id: str) -> Job | None:
+        """Interrupt the job's process group (the engine saves its tree), then kill it after a grace period."""
+        job = self.jobs.get(job_id)
+        if job is None or job.state not in (QUEUED, RUNNING):
+            return job
+        job.cancel_requested = True
+        process = job.process
+        if process is not None and process.returncode is None:
+            _signal_group(process.pid, signal.SIGINT)
+            asyncio.get_event_loop().call_later(INTERRUPT_GRACE_S, _kill_if_alive, process)
+        return job
+
+    async def shutdown(self) -> None:
+        for job in list(self.jobs.values()):
+            self.cancel(job.id)
+        for job in list(self.jobs.values()):
+            if job.process is not None and job.process.returncode is None:
+                try:
+                    await asyncio.wait_for(job.process.wait(), timeout=INTERRUPT_GRACE_S)
+                except asyncio.TimeoutError:
+                    _kill_if_alive(job.process)
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _kill_if_alive(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        _signal_group(process.pid, signal.SIGKILL)
+
+
+def read_result(job: Job) -> dict[str, Any] | None:
+    """The finished job's result for the cache: the report's headline facts and the best source."""
+    report_path, best_path = job.out / "report.json", job.out / "best.py"
+    try:
+        report = json.loads(report_path.read_text())
+    except (OSError, ValueError):
+        return None
+    best = report.get("best")
+    source = best_path.read_text() if best and best_path.exists() else ""
+    return {"class": job.class_name, "digest": job.digest, "uri": job.uri, "job": job.id,
+            "finished": time.time(), "steps": report.get("steps"), "valid": report.get("valid"),
+            "best": best, "best_source": source, "device": job.device, "proposer": job.proposer}

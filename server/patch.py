@@ -1,0 +1,155 @@
+"""Turning a search's best.py into edits of the user's document.
+
+The original class stays, renamed ``<Class>Reference`` (with the references to its own name inside it);
+the kernels, their launchers and the new class — best.py's ``ModelNew`` renamed to ``<Class>`` — go right
+after it, so every use of ``<Class>`` elsewhere now gets the Triton version; imports best.py needs and the
+document lacks are added once, after the document's last top-level import. Definitions best.py copied from
+the document (constants, helpers) are not duplicated. No line of the user's code is removed.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from typing import Iterator
+
+from . import analysis
+from .analysis import ModuleClass, Position
+
+
+class PatchError(Exception):
+    """best.py cannot be merged into the document; the message says why."""
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace [start, end) — LSP positions in the document's encoding — with ``text``."""
+
+    start: Position
+    end: Position
+    text: str
+
+
+def reference_name(class_name: str, taken: set[str]) -> str:
+    name = f"{class_name}Reference"
+    while name in taken:
+        name += "_"
+    return name
+
+
+def _segments(best: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """(import statements, [(defined name, source segment)]) of best.py's top level, in order."""
+    try:
+        tree = ast.parse(best)
+    except SyntaxError as e:
+        raise PatchError(f"the result file does not parse ({e.msg} at line {e.lineno})") from e
+    imports, definitions = [], []
+    for node in tree.body:
+        segment = ast.get_source_segment(best, node, padded=False) or ""
+        start = node.lineno - 1
+        if getattr(node, "decorator_list", None):
+            start = node.decorator_list[0].lineno - 1
+            segment = "\n".join(best.splitlines()[start:node.end_lineno])
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(segment)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            definitions.append((node.name, segment))
+        elif isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+            definitions.append((node.targets[0].id, segment))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            definitions.append((node.target.id, segment))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue                                   # a docstring
+        else:
+            definitions.append(("", segment))
+    if not any(name == "ModelNew" for name, _ in definitions):
+        raise PatchError("the result file has no ModelNew class")
+    return imports, definitions
+
+
+def _rename(source: str, old: str, new: str) -> str:
+    """Rename the identifier ``old`` in ``source`` (whole words outside strings and comments)."""
+    out, pos = [], 0
+    for token in _tokens(source):
+        kind, start, end, text = token
+        if kind == "name" and text == old:
+            out.append(source[pos:start])
+            out.append(new)
+            pos = end
+    out.append(source[pos:])
+    return "".join(out)
+
+
+def _tokens(source: str) -> Iterator[tuple[str, int, int, str]]:
+    lines = source.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.NAME:
+                start = offsets[tok.start[0] - 1] + tok.start[1]
+                end = offsets[tok.end[0] - 1] + tok.end[1]
+                yield ("name", start, end, tok.string)
+    except (tokenize.TokenError, IndentationError) as e:
+        raise PatchError(f"cannot tokenize the class ({e})") from e
+
+
+def _last_import_line(text: str) -> int | None:
+    """The 0-based line after the document's last top-level import, or None when it has none."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    last = None
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            last = node.end_lineno
+    return last
+
+
+def _has_import(text: str, statement: str) -> bool:
+    norm = lambda s: re.sub(r"\s+", " ", s.strip())  # noqa: E731
+    return any(norm(line) == norm(statement) for line in text.splitlines())
+
+
+def build_edits(text: str, module: ModuleClass, best: str, encoding: str = "utf-16") -> list[TextEdit]:
+    """The edits that apply ``best`` (a ModelNew file) to ``module`` of the document ``text``."""
+    if analysis.syntax_error(text):
+        raise PatchError(f"the document has a syntax error ({analysis.syntax_error(text)}); fix it first")
+    imports, definitions = _segments(best)
+    taken = analysis.top_level_names(text)
+    old_name = reference_name(module.name, taken | {name for name, _ in definitions})
+    renamed_class = _rename(module.source, module.name, old_name)
+    added: list[str] = []
+    for name, segment in definitions:
+        if name == "ModelNew":
+            segment = _rename(segment, "ModelNew", module.name)
+            added.append(f"# AdaExplore: the Triton version of {module.name}; the original is {old_name} above.\n"
+                         + segment)
+        elif name and name in taken:
+            continue                                   # copied from the document: already there
+        elif not name:
+            continue                                   # other top-level statements of best.py: not carried
+        else:
+            added.append(segment)
+    new_imports = [s for s in imports if not _has_import(text, s)]
+    edits: list[TextEdit] = []
+    if new_imports:
+        line = _last_import_line(text)
+        at = Position(line if line is not None else 0, 0)
+        edits.append(TextEdit(at, at, "\n".join(new_imports) + "\n"))
+    block = "\n\n\n" + "\n\n\n".join(added)
+    edits.append(TextEdit(module.range.start, module.range.end, renamed_class + block))
+    return edits
+
+
+def apply_edits(text: str, edits: list[TextEdit], encoding: str = "utf-16") -> str:
+    """``text`` with non-overlapping ``edits`` applied (the preview, and the tests' model of a client)."""
+    spans = sorted(((analysis.offset_of(text, e.start, encoding), analysis.offset_of(text, e.end, encoding), e.text)
+                    for e in edits), reverse=True)
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
