@@ -37,6 +37,8 @@ class Job:
     steps: int
     proposer: str
     workdir: Path
+    inputs_text: str = ""            # what defined the example inputs (kept with the result)
+    fingerprint: str = ""            # the environment the result is valid for
     id: str = field(default_factory=lambda: f"job-{next(_ids)}")
     state: str = QUEUED
     step: int = 0

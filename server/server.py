@@ -104,6 +104,7 @@ class AdaExploreServer(LanguageServer):
         self.jobs = JobManager(self.on_job_event)
         self._cache: ResultCache | None = None
         self._cache_dir: Path | None = None
+        self.settings_loaded = asyncio.Event()
 
     # settings, cache
     @property
@@ -127,6 +128,7 @@ class AdaExploreServer(LanguageServer):
             except Exception:  # noqa: BLE001 - a client without configuration: initializationOptions stand
                 pass
         self.settings, problems = Settings.from_dict(data)
+        self.settings_loaded.set()
         for problem in problems:
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=problem))
 
@@ -146,6 +148,13 @@ class AdaExploreServer(LanguageServer):
     def key_for(self, text: str, module: ModuleClass) -> str:
         return content_key(module.source, analysis.inputs_text(text, module),
                            environment_fingerprint(self.settings))
+
+    def stale_reason(self, text: str, module: ModuleClass, result: dict[str, Any]) -> str:
+        if result.get("digest") != module.digest():
+            return "the class changed"
+        if result.get("inputs") != analysis.inputs_text(text, module):
+            return "its example inputs changed"
+        return "the environment or settings changed (torch, triton, device or proposer)"
 
     def result_for(self, uri: str, text: str, module: ModuleClass) -> tuple[dict[str, Any] | None, str]:
         """(result, state): "fresh" (this exact class text and inputs), "applied" (the class is the result
@@ -182,8 +191,8 @@ class AdaExploreServer(LanguageServer):
                 continue
             message = {"fresh": f"AdaExplore: {headline(result)} (Preview / Apply in the code lens)",
                        "applied": f"AdaExplore: applied ({headline(result)})",
-                       "stale": "AdaExplore: the result is stale (the class changed since the search); run "
-                                "Optimize again"}[state]
+                       "stale": f"AdaExplore: the result is stale ({self.stale_reason(text, module, result)} "
+                                "since the search); run Optimize again"}[state]
             diagnostics.append(types.Diagnostic(range=_lsp_range(module.name_range), message=message,
                                                 severity=types.DiagnosticSeverity.Information, source=SOURCE))
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics,
@@ -191,6 +200,10 @@ class AdaExploreServer(LanguageServer):
 
     # jobs
     async def start_job(self, uri: str, class_name: str) -> dict[str, Any]:
+        try:                                       # a command right after start-up waits for the settings
+            await asyncio.wait_for(self.settings_loaded.wait(), timeout=15)
+        except asyncio.TimeoutError:
+            pass
         text, version = self.text_of(uri)
         module = next((m for m in analysis.find_modules(text, self.encoding()) if m.name == class_name), None)
         if module is None:
@@ -214,7 +227,8 @@ class AdaExploreServer(LanguageServer):
         cwd = path.parent if path is not None and path.parent.is_dir() else workdir
         job = Job(uri=uri, class_name=class_name, digest=module.digest(), version=version, content_key=key,
                   device=self.settings.device, steps=self.settings.steps, proposer=self.settings.proposer,
-                  workdir=workdir)
+                  workdir=workdir, inputs_text=analysis.inputs_text(text, module),
+                  fingerprint=environment_fingerprint(self.settings))
         job.progress_token = f"adaexplore-{job.id}-{uuid.uuid4().hex[:6]}"
         await self.begin_progress(job)
         self.jobs.start(job, reference, cwd)
@@ -269,6 +283,7 @@ class AdaExploreServer(LanguageServer):
                 type=types.MessageType.Warning,
                 message=f"AdaExplore found no valid Triton candidate for {job.class_name} in {job.steps} steps"))
             return f"{job.class_name}: no valid candidate"
+        result.update(inputs=job.inputs_text, fingerprint=job.fingerprint)
         self.cache.put(job.content_key, job.uri, job.class_name, result)
         await self.refresh(job.uri)
         return f"{job.class_name}: {headline(result)}"
@@ -294,8 +309,8 @@ class AdaExploreServer(LanguageServer):
         if result is None or not result.get("best_source"):
             raise UserError(f"no AdaExplore result for {class_name}: run Optimize first")
         if state == "stale":
-            raise UserError(f"{class_name} changed since the search; its result is stale and is not applied. "
-                            "Run Optimize again")
+            raise UserError(f"the result for {class_name} is stale ({self.stale_reason(text, module, result)} "
+                            "since the search) and is not applied. Run Optimize again")
         if state == "applied":
             raise UserError(f"the AdaExplore result is already applied to {class_name}")
         try:
@@ -371,11 +386,11 @@ def _lsp_range(r: analysis.Range) -> types.Range:
     return types.Range(start=_lsp_position(r.start), end=_lsp_position(r.end))
 
 
-def hover_markdown(result: dict[str, Any], state: str, module: ModuleClass) -> str:
+def hover_markdown(result: dict[str, Any], state: str, module: ModuleClass, stale_reason: str = "") -> str:
     best = result.get("best") or {}
     lines = [f"**AdaExplore** — {module.name}: {headline(result)}"]
     if state == "stale":
-        lines.append("\n*Stale: the class changed since this search. Run Optimize again.*")
+        lines.append(f"\n*Stale: {stale_reason} since this search. Run Optimize again.*")
     elif state == "applied":
         lines.append("\n*Applied: this class is the Triton version.*")
     timing = best.get("timing")
@@ -516,8 +531,8 @@ def create_server() -> AdaExploreServer:
                 lenses.append(types.CodeLens(range=at, command=types.Command(
                     title=f"✓ AdaExplore applied: {headline(result)}", command=CMD_SHOW, arguments=args)))
             elif module.inputs is not None and not module.inputs.error:
-                title = "AdaExplore result is stale (class changed) · Optimize again" if state == "stale" \
-                    else "Optimize with AdaExplore"
+                title = f"AdaExplore result is stale ({ls.stale_reason(text, module, result)}) · Optimize again" \
+                    if state == "stale" else "Optimize with AdaExplore"
                 lenses.append(types.CodeLens(range=at, command=types.Command(
                     title=title, command=CMD_OPTIMIZE, arguments=args)))
         return lenses
@@ -549,7 +564,8 @@ def create_server() -> AdaExploreServer:
                 if result is None or not result.get("best"):
                     return None
                 return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                                value=hover_markdown(result, state, module)),
+                                                                value=hover_markdown(result, state, module,
+                                                                                   ls.stale_reason(text, module, result))),
                                    range=_lsp_range(r))
         return None
 
