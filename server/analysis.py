@@ -13,6 +13,7 @@ Tolerant of half-typed files: tree-sitter recovers, and a class that does not pa
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ class ModuleClass:
     forward: Range | None = None
     inputs: Inputs | None = None
     bases: list[str] = field(default_factory=list)
+    inputs_text: str | None = None   # what defines the inputs (see inputs_text()); set by find_modules
 
     def digest(self) -> str:
         """Identifies the class text: a result computed for another text is stale."""
@@ -78,7 +80,10 @@ class _Positions:
     def position(self, row: int, byte_column: int) -> Position:
         if row >= len(self.lines):
             return Position(row, 0)
-        prefix = self.lines[row].encode("utf-8")[:byte_column].decode("utf-8", errors="ignore")
+        line = self.lines[row]
+        if line.isascii():                      # the common case: bytes, UTF-16 units and characters agree
+            return Position(row, byte_column)
+        prefix = line.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore")
         return Position(row, units(prefix, self.encoding))
 
     def range(self, node: Node) -> Range:
@@ -87,6 +92,8 @@ class _Positions:
 
 def units(text: str, encoding: str = "utf-16") -> int:
     """Length of ``text`` in the code units of a position encoding."""
+    if text.isascii():
+        return len(text)
     if encoding == "utf-8":
         return len(text.encode("utf-8"))
     if encoding == "utf-32":
@@ -160,8 +167,14 @@ def _class_nodes(root: Node) -> list[Node]:
     return found
 
 
-def find_modules(text: str, encoding: str = "utf-16") -> list[ModuleClass]:
-    """Every nn.Module class of the document, in order."""
+def find_modules(text: str, encoding: str = "utf-16") -> tuple[ModuleClass, ...]:
+    """Every nn.Module class of the document, in order. Memoized on the text: every request of the editor
+    on an unchanged document reuses one analysis (treat the result as read-only)."""
+    return _find_modules(text, encoding)
+
+
+@functools.lru_cache(maxsize=32)
+def _find_modules(text: str, encoding: str) -> tuple[ModuleClass, ...]:
     root = parse(text)
     nn_names, module_names = _module_names(root)
     positions = _Positions(text, encoding)
@@ -187,8 +200,9 @@ def find_modules(text: str, encoding: str = "utf-16") -> list[ModuleClass]:
                     fn.child_by_field_name("name") is not None and fn.child_by_field_name("name").text == b"forward":
                 module.forward = positions.range(fn)
         module.inputs = _annotation(positions.lines, outer.start_point[0], outer.end_point[0]) or file_inputs
+        module.inputs_text = _inputs_text(root, module.inputs)
         found.append(module)
-    return found
+    return tuple(found)
 
 
 def module_at(text: str, position: Position, encoding: str = "utf-16") -> ModuleClass | None:
@@ -213,19 +227,26 @@ def _annotation(lines: list[str], first: int, last: int) -> Inputs | None:
         stripped = lines[row].strip()
         if not stripped.startswith("#") or "adaexplore:" not in stripped:
             continue
-        match = ANNOTATION.search(stripped)
-        if match is None:
-            return Inputs(kind="annotation", line=row, error=f"the annotation must read like '{ANNOTATION_HINT}'")
-        inputs, init = match.group("inputs"), match.group("init") or "[]"
-        for label, expr in (("inputs", inputs), ("init", init)):
-            try:
-                tree = ast.parse(expr, mode="eval")
-            except SyntaxError as e:
-                return Inputs(kind="annotation", line=row, error=f"{label}= is not a Python expression ({e.msg})")
-            if not isinstance(tree.body, (ast.List, ast.Tuple)):
-                return Inputs(kind="annotation", line=row, error=f"{label}= must be a list, like [torch.randn(8, 512)]")
-        return Inputs(kind="annotation", inputs=inputs, init=init, line=row)
+        inputs, init, error = _parse_annotation(stripped)
+        return Inputs(kind="annotation", inputs=inputs, init=init, line=row, error=error)
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_annotation(comment: str) -> tuple[str, str, str]:
+    """(inputs, init, error) of one annotation comment."""
+    match = ANNOTATION.search(comment)
+    if match is None:
+        return "", "[]", f"the annotation must read like '{ANNOTATION_HINT}'"
+    inputs, init = match.group("inputs"), match.group("init") or "[]"
+    for label, expr in (("inputs", inputs), ("init", init)):
+        try:
+            tree = ast.parse(expr, mode="eval")
+        except SyntaxError as e:
+            return "", "[]", f"{label}= is not a Python expression ({e.msg})"
+        if not isinstance(tree.body, (ast.List, ast.Tuple)):
+            return "", "[]", f"{label}= must be a list, like [torch.randn(8, 512)]"
+    return inputs, init, ""
 
 
 def syntax_error(text: str) -> str:
@@ -242,12 +263,14 @@ def syntax_error(text: str) -> str:
 def inputs_text(text: str, module: ModuleClass) -> str:
     """The text that defines the module's example inputs (for cache keys): the annotation's expressions, or
     the file's get_inputs/get_init_inputs functions."""
-    inputs = module.inputs
+    return module.inputs_text if module.inputs_text is not None else _inputs_text(parse(text), module.inputs)
+
+
+def _inputs_text(root: Node, inputs: Inputs | None) -> str:
     if inputs is None:
         return ""
     if inputs.kind == "annotation":
         return f"annotation:{inputs.inputs}|{inputs.init}"
-    root = parse(text)
     parts = [n.text.decode("utf-8", errors="replace") for n in root.children if n.type == "function_definition"
              and n.child_by_field_name("name") is not None
              and n.child_by_field_name("name").text in (b"get_inputs", b"get_init_inputs")]

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ import diskcache
 from diskcache.core import MODE_PICKLE
 
 SCHEMA_VERSION = 1
+MEMO_SECONDS = 60.0
+MEMO_ROWS = 10_000
 
 
 class PickledRowError(Exception):
@@ -66,14 +69,18 @@ def content_key(class_source: str, inputs_text: str, fingerprint: str) -> str:
 class ResultCache:
     """Finished results by content key, and the newest result per (document, class)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, memo_seconds: float = MEMO_SECONDS) -> None:
         self.directory = private_directory(Path(directory) / "results")
         self._cache = diskcache.Cache(str(self.directory), disk=JsonOnlyDisk, disk_compress_level=0)
+        self._memo: dict[str, tuple[float, Any]] = {}
+        self._memo_stamp: tuple[float, ...] = ()
+        self.memo_seconds = memo_seconds
 
     def put(self, key: str, uri: str, class_name: str, result: dict[str, Any]) -> None:
         json.dumps(result)                     # only JSON-able values go in
         self._cache.set(f"result:{key}", result)
         self._cache.set(f"latest:{uri}#{class_name}", key)
+        self._memo.clear()
 
     def get(self, key: str) -> dict[str, Any] | None:
         return self._read(f"result:{key}")
@@ -86,13 +93,37 @@ class ResultCache:
         result = self.get(key)
         return (key, result) if result is not None else None
 
+    def _stamp(self) -> tuple[float, ...]:
+        """Modification times of the cache's SQLite files: they change whenever any process writes."""
+        stamps = []
+        for name in ("cache.db", "cache.db-wal"):
+            try:
+                stamps.append(os.stat(self.directory / name).st_mtime_ns)
+            except OSError:
+                stamps.append(0)
+        return tuple(stamps)
+
     def _read(self, key: str) -> Any:
+        """A row, remembered while no process has written to the cache (a code-lens request on a long file
+        reads hundreds of rows) and for at most ``memo_seconds``."""
+        now = time.monotonic()
+        stamp = self._stamp()
+        if stamp != self._memo_stamp:
+            self._memo.clear()
+            self._memo_stamp = stamp
+        memo = self._memo.get(key)
+        if memo is not None and now - memo[0] < self.memo_seconds:
+            return memo[1]
         try:
-            return self._cache.get(key)
+            value = self._cache.get(key)
         except PickledRowError:
             raise
         except (ValueError, OSError):          # a corrupt row: as if absent
-            return None
+            value = None
+        if len(self._memo) > MEMO_ROWS:
+            self._memo.clear()
+        self._memo[key] = (now, value)
+        return value
 
     def close(self) -> None:
         self._cache.close()

@@ -24,6 +24,7 @@ QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed"
 INTERRUPT_GRACE_S = 10.0           # after SIGINT, how long the engine gets to save before SIGKILL
 _ids = itertools.count(1)
 SECRET_VARIABLES = ("OPENAI_API_KEY", "ADAEXPLORE_API_KEY")
+ENGINE_NICENESS = 10               # search processes run below the editor's priority
 
 
 @dataclass
@@ -124,6 +125,10 @@ class JobManager:
             *self.command(job, reference), cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
             limit=16 * 1024 * 1024)
+        try:                                   # the search yields the CPU to the editor (children inherit)
+            os.setpriority(os.PRIO_PROCESS, job.process.pid, ENGINE_NICENESS)
+        except (OSError, AttributeError):
+            pass
         stderr_task = asyncio.ensure_future(job.process.stderr.read())
         fatal = ""
         async for raw in job.process.stdout:

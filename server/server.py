@@ -7,6 +7,7 @@ subprocesses (``jobs.py``). The server never imports torch.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib.metadata
 import os
@@ -32,6 +33,7 @@ CMD_PREVIEW, CMD_APPLY, CMD_SHOW = "adaexplore.preview", "adaexplore.apply", "ad
 COMMANDS = (CMD_OPTIMIZE, CMD_CANCEL, CMD_JOBS, CMD_PREVIEW, CMD_APPLY, CMD_SHOW)
 PROPOSERS = ("builtin",)
 MAX_STEPS = 10_000
+PUBLISH_DELAY_S = 0.25
 
 
 @dataclass
@@ -87,13 +89,18 @@ def uri_to_path(uri: str) -> Path | None:
 
 def environment_fingerprint(settings: Settings, python: str = sys.executable) -> str:
     """What a result depends on beyond the code: interpreter, torch and triton versions, device, proposer
-    (read from package metadata: nothing is imported)."""
+    (versions from package metadata: nothing is imported)."""
+    return "|".join([python, *_package_versions(python), settings.device, settings.proposer])
+
+
+@functools.lru_cache(maxsize=4)
+def _package_versions(python: str) -> tuple[str, str]:
     def version(name: str) -> str:
         try:
             return importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             return "missing"
-    return "|".join([python, version("torch"), version("triton"), settings.device, settings.proposer])
+    return version("torch"), version("triton")
 
 
 class AdaExploreServer(LanguageServer):
@@ -105,6 +112,7 @@ class AdaExploreServer(LanguageServer):
         self._cache: ResultCache | None = None
         self._cache_dir: Path | None = None
         self.settings_loaded = asyncio.Event()
+        self._publish_handles: dict[str, asyncio.TimerHandle] = {}
 
     # settings, cache
     @property
@@ -170,6 +178,13 @@ class AdaExploreServer(LanguageServer):
         if result.get("applied_digest") == module.digest():
             return result, "applied"
         return result, "stale"
+
+    def publish_soon(self, uri: str) -> None:
+        """Publish diagnostics after PUBLISH_DELAY_S without another change (one analysis per pause)."""
+        pending = self._publish_handles.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        self._publish_handles[uri] = asyncio.get_running_loop().call_later(PUBLISH_DELAY_S, self.publish, uri)
 
     def publish(self, uri: str) -> None:
         """Diagnostics: results (Information), annotation errors (Warning)."""
@@ -463,7 +478,7 @@ def create_server() -> AdaExploreServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: AdaExploreServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.publish_soon(params.text_document.uri)       # typing: diagnostics once the keys rest
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: AdaExploreServer, params: types.DidSaveTextDocumentParams) -> None:

@@ -1,0 +1,88 @@
+# AdaExplore built-in candidate: 1 Triton kernel(s): pointwise mul+add+gelu; default block sizes
+# Judge: Validated: matches the reference on fresh inputs and runs Triton
+import torch
+import triton
+import triton.language as tl
+import torch.nn as nn
+
+
+def memory_order(t):
+    """t's dims from outermost to innermost in memory when t is dense (no gaps, no overlap); else None."""
+    order = sorted(range(t.dim()), key=lambda d: (-t.stride(d), -t.shape[d]))
+    expected = 1
+    for d in reversed(order):
+        if t.shape[d] != 1 and t.stride(d) != expected:
+            return None
+        expected *= t.shape[d]
+    return order
+
+
+def inner_sizes(shape, order):
+    """For each dim, the product of the sizes of the dims stored inside it (its step in a flat index)."""
+    inner, step = [1] * len(shape), 1
+    for d in reversed(order):
+        inner[d] = step
+        step *= shape[d]
+    return inner
+
+
+@triton.jit
+def mul_add_gelu_0_kernel(in0_ptr, in1_ptr, out0_ptr, n_elements, inner1, size1, in1_s1, BLOCK_SIZE: tl.constexpr):
+    # mul = mul(x, 2.0)
+    # add = add(mul, shift)
+    # gelu = gelu(add)
+    offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    i1 = offs // inner1 % size1
+    in0 = tl.load(in0_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    in1 = tl.load(in1_ptr + i1 * in1_s1, mask=mask, other=0.0).to(tl.float32)
+    v_mul = ((in0) * (2.0))
+    v_add = ((v_mul) + (in1))
+    v_gelu = (0.5 * (v_add) * (1.0 + tl.math.erf((v_add) * 0.7071067811865476)))
+    tl.store(out0_ptr + offs, v_gelu.to(out0_ptr.dtype.element_ty), mask=mask)
+
+
+def mul_add_gelu_0(a0, a1):
+    shape = torch.broadcast_shapes(a0.shape, a1.shape)
+    assert len(shape) == 2, 'rank differs from the traced model'
+    order = memory_order(a0) or list(range(2))   # keep its layout
+    assert a0.shape == shape, 'input a0 must have the full output shape'
+    a0 = a0.permute(order).contiguous()   # no copy when already in that layout
+    a1 = a1.to(a0.device)
+    s1 = a1.expand(shape).stride()
+    assert s1[0] == 0, 'input a1 must broadcast as in the traced model'
+    inner = inner_sizes(shape, order)
+    out0 = torch.empty([shape[d] for d in order], device=a0.device, dtype=torch.float32)
+    grid = (triton.cdiv(out0.numel(), 1024),)
+    mul_add_gelu_0_kernel[grid](a0, a1, out0, out0.numel(), inner[1], shape[1], s1[1], BLOCK_SIZE=1024, num_warps=4)
+    return out0.permute([order.index(d) for d in range(len(order))])
+
+
+SCALE = 2.0
+
+
+def helper(x):
+    return x + 1
+
+
+class ModelNew(nn.Module):
+    """Scale with its forward rewritten to Triton kernels by the AdaExplore built-in proposer (same constructor, same state_dict)."""
+
+    def __init__(self, features: int):
+        super(ModelNew, self).__init__()
+        self.shift = nn.Parameter(torch.zeros(features))
+
+    def forward(self, x):
+        shift = self.shift
+        gelu = mul_add_gelu_0(x, shift)
+        return gelu
+
+
+class Wrapper(nn.Module):
+
+    def __init__(self):
+        super().__init__()
+        self.inner = Scale(16)
+
+    def forward(self, x):
+        return self.inner(x)
