@@ -22,7 +22,6 @@ import tree_sitter_python
 from tree_sitter import Language, Node, Parser
 
 PYTHON = Language(tree_sitter_python.language())
-ANNOTATION = re.compile(r"#\s*adaexplore:\s*inputs\s*=\s*(?P<inputs>.+?)(?:\s+init\s*=\s*(?P<init>.+?))?\s*$")
 ANNOTATION_HINT = "# adaexplore: inputs=[torch.randn(8, 512)] init=[512]"
 
 
@@ -155,7 +154,8 @@ def _is_module_base(base: str, nn_names: set[str], module_names: set[str], local
 
 
 def _class_nodes(root: Node) -> list[Node]:
-    """Top-level classes (also inside if/try blocks at the top level); decorated ones by their decorator."""
+    """Classes at the top level of the file (decorated or not). Classes nested in top-level if/try blocks are
+    left out: Apply could not place the new class at their indentation."""
     found = []
     for node in root.children:
         if node.type == "class_definition":
@@ -183,8 +183,9 @@ def _find_modules(text: str, encoding: str) -> tuple[ModuleClass, ...]:
     found: list[ModuleClass] = []
     for cls in _class_nodes(root):
         name_node = cls.child_by_field_name("name")
-        if name_node is None or cls.has_error and cls.child_by_field_name("body") is None:
-            continue
+        body = cls.child_by_field_name("body")
+        if name_node is None or body is None or not body.named_children:
+            continue                               # a class still being typed: no body yet
         bases = _bases(cls)
         if not any(_is_module_base(b, nn_names, module_names, local) for b in bases):
             continue
@@ -193,8 +194,7 @@ def _find_modules(text: str, encoding: str) -> tuple[ModuleClass, ...]:
         outer = cls.parent if cls.parent is not None and cls.parent.type == "decorated_definition" else cls
         module = ModuleClass(name=name, range=positions.range(outer), name_range=positions.range(name_node),
                              source=outer.text.decode("utf-8", errors="replace"), bases=bases)
-        body = cls.child_by_field_name("body")
-        for child in body.named_children if body is not None else []:
+        for child in body.named_children:
             fn = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
             if fn is not None and fn.type == "function_definition" and \
                     fn.child_by_field_name("name") is not None and fn.child_by_field_name("name").text == b"forward":
@@ -234,19 +234,64 @@ def _annotation(lines: list[str], first: int, last: int) -> Inputs | None:
 
 @functools.lru_cache(maxsize=1024)
 def _parse_annotation(comment: str) -> tuple[str, str, str]:
-    """(inputs, init, error) of one annotation comment."""
-    match = ANNOTATION.search(comment)
-    if match is None:
+    """(inputs, init, error) of one annotation comment: ``inputs=EXPR [init=EXPR] [# remark]``, each EXPR
+    a Python list; split only where brackets and strings are closed."""
+    body = comment.lstrip("#").strip()
+    if not body.startswith("adaexplore:"):
         return "", "[]", f"the annotation must read like '{ANNOTATION_HINT}'"
-    inputs, init = match.group("inputs"), match.group("init") or "[]"
-    for label, expr in (("inputs", inputs), ("init", init)):
+    parts = _top_level_fields(re.sub(r"\b(inputs|init)\s*=\s*", r"\1=", body[len("adaexplore:"):].strip()))
+    if parts is None or "inputs" not in parts or set(parts) - {"inputs", "init"}:
+        return "", "[]", f"the annotation must read like '{ANNOTATION_HINT}'"
+    parts.setdefault("init", "[]")
+    for label in ("inputs", "init"):
+        expr = parts[label]
+        if not expr:
+            return "", "[]", f"{label}= is empty; write a list, like [torch.randn(8, 512)]"
         try:
             tree = ast.parse(expr, mode="eval")
         except SyntaxError as e:
             return "", "[]", f"{label}= is not a Python expression ({e.msg})"
         if not isinstance(tree.body, (ast.List, ast.Tuple)):
             return "", "[]", f"{label}= must be a list, like [torch.randn(8, 512)]"
-    return inputs, init, ""
+    return parts["inputs"], parts["init"], ""
+
+
+def _top_level_fields(text: str) -> dict[str, str] | None:
+    """``name=value`` fields separated by whitespace outside brackets and strings; a ``#`` there starts a
+    remark that ends the fields. None when the text is not of that shape."""
+    fields_: dict[str, str] = {}
+    depth, quote, start, i = 0, "", 0, 0
+    chunks: list[str] = []
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c == "#":
+            break
+        elif depth == 0 and c.isspace():
+            chunks.append(text[start:i])
+            start = i + 1
+        i += 1
+    chunks.append(text[start:i])
+    for chunk in filter(None, (c.strip() for c in chunks)):
+        name, sep, value = chunk.partition("=")
+        if sep and re.fullmatch(r"[A-Za-z_]+", name.strip()) and name.strip() not in fields_:
+            fields_[name.strip()] = value.strip()
+        elif fields_:                     # a continuation: "inputs=[a, b]" written with spaces inside brackets
+            last = list(fields_)[-1]
+            fields_[last] = f"{fields_[last]} {chunk}".strip()
+        else:
+            return None
+    return fields_
 
 
 def syntax_error(text: str) -> str:
@@ -291,8 +336,8 @@ def engine_source(text: str, module: ModuleClass) -> str:
 def inputs_stub(module: ModuleClass) -> tuple[Position, str]:
     """Where and what to insert so the user can fill in example inputs: an annotation line above the class."""
     return (Position(module.range.start.line, 0),
-            "# adaexplore: inputs=[torch.randn(8, 512)] init=[]   "
-            "# TODO: example forward inputs and constructor arguments for AdaExplore\n")
+            "# TODO: replace with this module's example forward inputs and constructor arguments\n"
+            "# adaexplore: inputs=[torch.randn(8, 512)] init=[]\n")
 
 
 def top_level_names(text: str) -> set[str]:

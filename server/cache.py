@@ -15,6 +15,7 @@ import json
 import os
 import stat
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +119,7 @@ class ResultCache:
             value = self._cache.get(key)
         except PickledRowError:
             raise
-        except (ValueError, OSError):          # a corrupt row: as if absent
+        except (ValueError, OSError, zlib.error, UnicodeDecodeError):   # a corrupt row: as if absent
             value = None
         if len(self._memo) > MEMO_ROWS:
             self._memo.clear()

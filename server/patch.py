@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 from dataclasses import dataclass
 from typing import Iterator
@@ -70,11 +69,11 @@ def _segments(best: str) -> tuple[list[str], list[tuple[str, str]]]:
 
 
 def _rename(source: str, old: str, new: str) -> str:
-    """Rename the identifier ``old`` in ``source`` (whole words outside strings and comments)."""
+    """Rename the identifier ``old`` in ``source``: whole names outside strings and comments, and not
+    attributes (``nn.Linear`` stays when a class named Linear is renamed)."""
     out, pos = [], 0
-    for token in _tokens(source):
-        kind, start, end, text = token
-        if kind == "name" and text == old:
+    for start, end, text, after_dot in _names(source):
+        if text == old and not after_dot:
             out.append(source[pos:start])
             out.append(new)
             pos = end
@@ -82,43 +81,58 @@ def _rename(source: str, old: str, new: str) -> str:
     return "".join(out)
 
 
-def _tokens(source: str) -> Iterator[tuple[str, int, int, str]]:
+def _names(source: str) -> Iterator[tuple[int, int, str, bool]]:
+    """(start, end, name, follows a '.') for every NAME token of ``source``."""
     lines = source.splitlines(keepends=True)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
+    previous = None
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type == tokenize.NAME:
                 start = offsets[tok.start[0] - 1] + tok.start[1]
                 end = offsets[tok.end[0] - 1] + tok.end[1]
-                yield ("name", start, end, tok.string)
+                yield start, end, tok.string, previous is not None and previous.string == "."
+            if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT,
+                                tokenize.DEDENT):
+                previous = tok
     except (tokenize.TokenError, IndentationError) as e:
         raise PatchError(f"cannot tokenize the class ({e})") from e
 
 
-def _last_import_line(text: str) -> int | None:
-    """The 0-based line after the document's last top-level import, or None when it has none."""
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
+def _import_line(tree: ast.Module, before_line: int) -> int:
+    """The 0-based line where new imports go: after the last top-level import above ``before_line``
+    (0-based), else before the first statement that is neither the module docstring nor a
+    ``from __future__`` import."""
     last = None
     for node in tree.body:
+        if node.lineno - 1 >= before_line:
+            break
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             last = node.end_lineno
-    return last
+    if last is not None:
+        return last
+    for index, node in enumerate(tree.body):
+        docstring = index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and \
+            isinstance(node.value.value, str)
+        future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        if not (docstring or future):
+            decorators = getattr(node, "decorator_list", None)
+            return (decorators[0].lineno if decorators else node.lineno) - 1
+        last = node.end_lineno
+    return last or 0
 
 
-def _has_import(text: str, statement: str) -> bool:
-    norm = lambda s: re.sub(r"\s+", " ", s.strip())  # noqa: E731
-    return any(norm(line) == norm(statement) for line in text.splitlines())
+def _top_level_imports(tree: ast.Module) -> set[str]:
+    return {ast.dump(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))}
 
 
 def build_edits(text: str, module: ModuleClass, best: str, encoding: str = "utf-16") -> list[TextEdit]:
     """The edits that apply ``best`` (a ModelNew file) to ``module`` of the document ``text``."""
     if analysis.syntax_error(text):
         raise PatchError(f"the document has a syntax error ({analysis.syntax_error(text)}); fix it first")
+    document = ast.parse(text)
     imports, definitions = _segments(best)
     taken = analysis.top_level_names(text)
     old_name = reference_name(module.name, taken | {name for name, _ in definitions})
@@ -135,11 +149,11 @@ def build_edits(text: str, module: ModuleClass, best: str, encoding: str = "utf-
             continue                                   # other top-level statements of best.py: not carried
         else:
             added.append(segment)
-    new_imports = [s for s in imports if not _has_import(text, s)]
+    present = _top_level_imports(document)
+    new_imports = [s for s in imports if ast.dump(ast.parse(s).body[0]) not in present]
     edits: list[TextEdit] = []
     if new_imports:
-        line = _last_import_line(text)
-        at = Position(line if line is not None else 0, 0)
+        at = Position(_import_line(document, module.range.start.line), 0)
         edits.append(TextEdit(at, at, "\n".join(new_imports) + "\n"))
     block = "\n\n\n" + "\n\n\n".join(added)
     edits.append(TextEdit(module.range.start, module.range.end, renamed_class + block))
