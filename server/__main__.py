@@ -6,6 +6,7 @@ fd 1 for the protocol and points fd 1 (and sys.stdout) at stderr before anything
 """
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -18,7 +19,9 @@ def main() -> int:
     logging.basicConfig(level=os.environ.get("ADAEXPLORE_LOG_LEVEL", "WARNING"), stream=sys.stderr)
     from .server import create_server
 
-    create_server().start_io(stdin=sys.stdin.buffer, stdout=protocol_out)
+    server = create_server()
+    gc.freeze()            # start-up objects leave the collector's view: shorter full collections later
+    server.start_io(stdin=sys.stdin.buffer, stdout=protocol_out)
     return 0
 
 

@@ -25,6 +25,7 @@ from diskcache.core import MODE_PICKLE
 SCHEMA_VERSION = 1
 MEMO_SECONDS = 60.0
 MEMO_ROWS = 10_000
+STAMP_INTERVAL_S = 0.1
 
 
 class PickledRowError(Exception):
@@ -74,7 +75,9 @@ class ResultCache:
         self.directory = private_directory(Path(directory) / "results")
         self._cache = diskcache.Cache(str(self.directory), disk=JsonOnlyDisk, disk_compress_level=0)
         self._memo: dict[str, tuple[float, Any]] = {}
-        self._memo_stamp: tuple[float, ...] = ()
+        self._memo_stamp: tuple[int, ...] = ()
+        self._stamped_at = -1.0
+        self._db_files = [str(self.directory / "cache.db"), str(self.directory / "cache.db-wal")]
         self.memo_seconds = memo_seconds
 
     def put(self, key: str, uri: str, class_name: str, result: dict[str, Any]) -> None:
@@ -94,24 +97,27 @@ class ResultCache:
         result = self.get(key)
         return (key, result) if result is not None else None
 
-    def _stamp(self) -> tuple[float, ...]:
+    def _stamp(self) -> tuple[int, ...]:
         """Modification times of the cache's SQLite files: they change whenever any process writes."""
         stamps = []
-        for name in ("cache.db", "cache.db-wal"):
+        for path in self._db_files:
             try:
-                stamps.append(os.stat(self.directory / name).st_mtime_ns)
+                stamps.append(os.stat(path).st_mtime_ns)
             except OSError:
                 stamps.append(0)
         return tuple(stamps)
 
     def _read(self, key: str) -> Any:
         """A row, remembered while no process has written to the cache (a code-lens request on a long file
-        reads hundreds of rows) and for at most ``memo_seconds``."""
+        reads hundreds of rows) and for at most ``memo_seconds``; the files are checked for writes at most
+        every STAMP_INTERVAL_S."""
         now = time.monotonic()
-        stamp = self._stamp()
-        if stamp != self._memo_stamp:
-            self._memo.clear()
-            self._memo_stamp = stamp
+        if now - self._stamped_at >= STAMP_INTERVAL_S:
+            self._stamped_at = now
+            stamp = self._stamp()
+            if stamp != self._memo_stamp:
+                self._memo.clear()
+                self._memo_stamp = stamp
         memo = self._memo.get(key)
         if memo is not None and now - memo[0] < self.memo_seconds:
             return memo[1]

@@ -110,18 +110,18 @@ class AdaExploreServer(LanguageServer):
         self.init_options: Any = None
         self.jobs = JobManager(self.on_job_event)
         self._cache: ResultCache | None = None
-        self._cache_dir: Path | None = None
+        self._cache_dir: tuple[str, str | None] | None = None   # the settings the open cache was made for
         self.settings_loaded = asyncio.Event()
         self._publish_handles: dict[str, asyncio.TimerHandle] = {}
 
     # settings, cache
     @property
     def cache(self) -> ResultCache:
-        path = self.settings.cache_path()
-        if self._cache is None or self._cache_dir != path:
+        wanted = (self.settings.cacheDir, os.environ.get("ADAEXPLORE_CACHE_DIR"))
+        if self._cache is None or self._cache_dir != wanted:
             if self._cache is not None:
                 self._cache.close()
-            self._cache, self._cache_dir = ResultCache(path), path
+            self._cache, self._cache_dir = ResultCache(self.settings.cache_path()), wanted
         return self._cache
 
     async def load_settings(self) -> None:
