@@ -86,6 +86,11 @@ class JobManager:
         return next((j for j in self.jobs.values() if j.uri == uri and j.class_name == class_name
                      and j.state in (QUEUED, RUNNING)), None)
 
+    def busy(self, device: str) -> bool:
+        """Whether a search holds ``device`` now (a new job there waits)."""
+        lock = self._locks.get(device)
+        return lock is not None and lock.locked()
+
     def start(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str] | None = None) -> Job:
         self.jobs[job.id] = job
         task = asyncio.ensure_future(self._run(job, reference, cwd, env_extra or {}))

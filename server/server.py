@@ -261,7 +261,8 @@ class AdaExploreServer(LanguageServer):
             return
         self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
             title=f"AdaExplore: {job.class_name}", cancellable=True, percentage=0,
-            message=f"waiting for {job.device}" if self.jobs.running_for(job.uri, job.class_name) else "starting"))
+            message=f"waiting for {job.device} (another search runs there)" if self.jobs.busy(job.device)
+            else "starting"))
         future = self.work_done_progress.tokens.get(token)
         if future is not None:
             future.add_done_callback(lambda f, job_id=job.id: f.cancelled() and self.jobs.cancel(job_id))

@@ -356,3 +356,28 @@ async def test_apply_uses_versioned_document_changes_when_supported(vscode: Lang
     change = vscode.recorder.edits[-1].edit.document_changes[0]
     assert change.text_document.uri == uri and change.text_document.version == 7
     assert "class ScaleReference(nn.Module):" in apply_text_edits(MODULE, list(change.edits))
+
+
+TWO_MODULES = MODULE.replace("class Scale(nn.Module):", "class Other(nn.Module):\n    def forward(self, x):\n"
+                             "        return torch.relu(x) + 1.0\n\n\nclass Scale(nn.Module):")
+
+
+@pytest.mark.asyncio
+async def test_one_search_per_device_and_cancel_from_the_progress(client: LanguageClient, tmp_path):
+    uri = open_document(client, tmp_path / "two.py", TWO_MODULES)
+    first = await run_command(client, "adaexplore.optimize", uri, "Scale")
+    second = await run_command(client, "adaexplore.optimize", uri, "Other")
+    jobs = {j["id"]: j for j in await run_command(client, "adaexplore.listJobs")}
+    assert jobs[second["id"]]["state"] == "queued", jobs          # the cpu device is taken by the first
+    assert "⏳ AdaExplore: queued · Cancel" in await lenses(client, uri)
+    # the user presses cancel on the second job's progress notification
+    tokens = [t for t in client.progress_reports if second["id"] in str(t)]
+    assert tokens, client.progress_reports
+    begin = client.progress_reports[tokens[0]][0]
+    assert isinstance(begin, types.WorkDoneProgressBegin) and begin.message.startswith("waiting for cpu")
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=tokens[0]))
+    assert (await wait_for_job(client, second["id"]))["state"] == "cancelled"
+    assert (await wait_for_job(client, first["id"]))["state"] == "done"
+    await asyncio.sleep(0.2)
+    assert isinstance(client.progress_reports[tokens[0]][-1], types.WorkDoneProgressEnd)
+    assert "cancelled" in client.progress_reports[tokens[0]][-1].message
