@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .devices import DeviceError, resolve_devices
 from .search.explore import SearchError
+from .search.jobs import ProposerSettings
 from .judge.pool import JudgeConfig, JudgePool
 from .judge.verdict import Verdict
 from .task import TaskError, TaskSpec
@@ -109,7 +110,7 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     try:
         task = TaskSpec.parse(args.reference)
         devices = resolve_devices(args.device)
-        proposer = make_proposer(args.proposer)
+        proposer = make_proposer(_proposer_settings(args), devices)
         out = Path(args.out or Path("adaexplore-runs") / Path(task.path).stem)
     except (TaskError, DeviceError, SearchError) as e:
         print(f"adaexplore optimize: {e}", file=sys.stderr)
@@ -147,7 +148,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             raise TaskError("give KernelBench-format problem files or folders (or --replot)")
         files = bench.problem_files(args.inputs)
         devices = resolve_devices(args.device)
-        make_proposer(args.proposer)
+        make_proposer(_proposer_settings(args), devices)
     except (TaskError, DeviceError, SearchError) as e:
         print(f"adaexplore bench: {e}", file=sys.stderr)
         return 2
@@ -155,7 +156,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         with JudgePool(judge_config(devices, args.timeout, args.allow_tf32)) as pool:
             try:
                 data = bench.run_bench(files, steps=args.steps, out=out, pool=pool,
-                                       proposer_factory=lambda: make_proposer(args.proposer), sink=sink,
+                                       proposer_factory=lambda: make_proposer(_proposer_settings(args), devices),
+                                       sink=sink,
                                        devices=devices, seed=args.seed, resume=args.resume)
             except KeyboardInterrupt:
                 print(f"adaexplore bench: interrupted; finished problems are in {out}; --resume continues",
@@ -166,6 +168,23 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     print(f"results in {out}: {bench.JSON_FILE}, {bench.MARKDOWN_FILE}"
           + (f" ({note})" if note else f", {bench.PLOT_FILE}") + ", problems/<name>/")
     return 0
+
+
+def _proposer_settings(args: argparse.Namespace) -> ProposerSettings:
+    if args.proposer == "llm" and not args.model:
+        raise SearchError("--proposer llm needs --model (the name your endpoint serves)")
+    return ProposerSettings(name=args.proposer, model=args.model or "", base_url=args.base_url or "",
+                            timeout_s=args.llm_timeout)
+
+
+def _add_proposer_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--proposer", default="builtin", choices=["builtin", "llm"],
+                        help="who writes candidates: the built-in offline proposer (default) or an LLM through any "
+                             "OpenAI-compatible endpoint (seeded with built-in candidates)")
+    parser.add_argument("--model", help="LLM model name (with --proposer llm)")
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (default: "
+                                           "OPENAI_BASE_URL, else OpenAI); the key comes from OPENAI_API_KEY")
+    parser.add_argument("--llm-timeout", type=_positive_float, default=120.0, help="seconds per LLM request")
 
 
 def _cmd_lsp(args: argparse.Namespace) -> int:
@@ -221,8 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     optimize.add_argument("reference", help="reference file in KernelBench format, or FILE.py::ClassName")
     optimize.add_argument("--steps", type=_positive_int, default=20, help="candidates to judge (default 20)")
     optimize.add_argument("--out", help="results folder (default: adaexplore-runs/<file stem>)")
-    optimize.add_argument("--proposer", default="builtin", choices=["builtin"],
-                          help="who writes candidates: the built-in offline proposer (default)")
+    _add_proposer_options(optimize)
     optimize.add_argument("--device", default="auto", help="auto (default: every GPU, else cpu), cpu, cuda or "
                                                            "cuda:N; on the CPU validity only, no timing")
     optimize.add_argument("--events", help="append events as JSON lines to this file; '-' prints them on stdout "
@@ -243,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("inputs", nargs="*", help="problem files or folders of them")
     bench.add_argument("--steps", type=_positive_int, default=10, help="candidates per problem (default 10)")
     bench.add_argument("--out", default="adaexplore-bench", help="results folder (default adaexplore-bench)")
-    bench.add_argument("--proposer", default="builtin", choices=["builtin"], help="as for optimize")
+    _add_proposer_options(bench)
     bench.add_argument("--device", default="auto", help="as for optimize")
     bench.add_argument("--events", help="events file (default: OUT/events.jsonl)")
     bench.add_argument("--resume", action="store_true", help="continue the problems' saved searches")

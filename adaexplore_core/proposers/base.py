@@ -19,6 +19,11 @@ class ProposalError(Exception):
     """The proposer cannot produce a candidate for this task; the message says why (e.g. an unsupported op)."""
 
 
+class ProposerUnavailable(Exception):
+    """The proposer cannot work at all (e.g. its LLM endpoint is dead or refuses the key): the search stops
+    proposing and says why, once."""
+
+
 @dataclass
 class Candidate:
     """A judged (or not yet judged) candidate as proposers see it."""

@@ -27,6 +27,8 @@ SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
                       "speedup_vs_compile": OPTIONAL_NUMBER, "timed": (bool,), "description": (str,),
                       "gpu": OPTIONAL_STR},
     "rule_learned": {"rule": (str,), "score": NUMBER},
+    "llm_usage": {"requests": (int,), "prompt_tokens": (int,), "completion_tokens": (int,), "retries": (int,),
+                  "seconds": NUMBER, "cost_usd": OPTIONAL_NUMBER},
     "job_finished": {"steps": (int,), "valid": (int,), "valid_share": NUMBER, "best_node": (int, type(None)),
                      "speedup_vs_eager": OPTIONAL_NUMBER, "speedup_vs_compile": OPTIONAL_NUMBER,
                      "timed": (bool,), "interrupted": (bool,), "out": (str,)},

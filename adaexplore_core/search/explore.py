@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..judge.verdict import Verdict
-from ..proposers.base import Candidate, ProposalError, ProposalRequest, Proposer
+from ..proposers.base import Candidate, ProposalError, ProposalRequest, Proposer, ProposerUnavailable
 from ..task import TaskSpec
 from .events import EventSink
 from .tree import LARGE, ROOT, Node, SearchConfig, Tree, speedup_of
@@ -66,6 +66,7 @@ class Search:
         self.seed, self.parallel, self.devices = seed, max(1, parallel), devices
         self.tree = self._load_or_create(config, resume)
         self.in_flight: collections.deque[tuple[int, concurrent.futures.Future]] = collections.deque()
+        self._last_usage: dict[str, Any] | None = None
 
     # persistence
     def _load_or_create(self, config: SearchConfig, resume: bool) -> Tree:
@@ -118,6 +119,12 @@ class Search:
                     try:
                         self._propose_one()
                         failures = 0
+                    except ProposerUnavailable as e:
+                        if not self.tree.candidates():
+                            raise SearchError(str(e)) from e
+                        stopped = str(e)
+                        self.events.emit("error", message=f"proposer: {e}", fatal=False)
+                        break
                     except ProposalError as e:
                         if not self.tree.candidates():
                             raise SearchError(str(e)) from e
@@ -162,6 +169,11 @@ class Search:
             if (earlier is None and twin is None) or attempt >= DUPLICATE_RETRIES:
                 break
             attempt += 1
+        client = getattr(self.proposer, "client", None)
+        usage = client.usage.to_dict() if client is not None and hasattr(client, "usage") else None
+        if usage and usage["requests"] and usage != self._last_usage:   # the model was asked: running totals
+            self._last_usage = usage
+            self.events.emit("llm_usage", **usage)
         child = self.tree.add(node.id, kind, proposal.source, proposal.description, proposal.meta)
         if earlier is not None:
             self._record(child.id, earlier.verdict, duplicate_of=earlier.id)

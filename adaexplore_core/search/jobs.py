@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterator
 
@@ -15,14 +16,38 @@ from .events import EventSink
 from .explore import Search, SearchError, SearchResult
 from .tree import SearchConfig
 
-PROPOSERS = ("builtin",)
+PROPOSERS = ("builtin", "llm")
 
 
-def make_proposer(name: str) -> Proposer:
-    if name == "builtin":
-        from ..proposers.builtin.proposer import BuiltinProposer
+@dataclass
+class ProposerSettings:
+    name: str = "builtin"
+    model: str = ""
+    base_url: str = ""
+    timeout_s: float = 120.0
+    concurrency: int = 4
+    seeds: int = 2                     # built-in branches that seed an LLM search's pool
+
+
+def make_proposer(settings: ProposerSettings | str, devices: tuple[str, ...] = ()) -> Proposer:
+    """The proposer by name; "llm" is the LLM proposer seeded with built-in candidates."""
+    if isinstance(settings, str):
+        settings = ProposerSettings(name=settings)
+    from ..proposers.builtin.proposer import BuiltinProposer
+    if settings.name == "builtin":
         return BuiltinProposer()
-    raise SearchError(f"unknown proposer {name!r}; available: {', '.join(PROPOSERS)}")
+    if settings.name == "llm":
+        from ..proposers.llm.client import LLMClient, LLMConfig, LLMError
+        from ..proposers.llm.proposer import LLMProposer, SeededProposer
+        try:
+            client = LLMClient(LLMConfig(model=settings.model, base_url=settings.base_url or None,
+                                         timeout_s=settings.timeout_s, concurrency=settings.concurrency))
+        except LLMError as e:
+            raise SearchError(str(e)) from e
+        hardware = "an NVIDIA GPU" if any(d.startswith("cuda") for d in devices) else \
+            "the CPU (Triton interpreter: correctness only, no timing)"
+        return SeededProposer(BuiltinProposer(), LLMProposer(client, hardware), seeds=settings.seeds)
+    raise SearchError(f"unknown proposer {settings.name!r}; available: {', '.join(PROPOSERS)}")
 
 
 def judge_config(devices: tuple[str, ...], timeout_s: float = 180.0, allow_tf32: bool = False) -> JudgeConfig:

@@ -1,0 +1,1 @@
+"""The LLM proposer: any OpenAI-compatible endpoint writes candidates (client, prompts, extraction)."""

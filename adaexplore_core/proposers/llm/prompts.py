@@ -1,0 +1,89 @@
+"""Prompts for the method's three roles.
+
+- proposer (a large step): the task, the hardware, the validity rules and the diverse pool of the best
+  kernels with their verdicts — write a new, faster ModelNew ("beat them");
+- reviser (first half of a small step): 1-3 concrete improvements to the parent kernel, from its verdict and
+  the recent kernels' feedback;
+- tuner (second half): the parent's source and the improvements — numbered OLD/NEW edit blocks.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Candidate
+
+SYSTEM = (
+    "You are an expert GPU programmer who rewrites PyTorch modules with custom Triton kernels. A candidate "
+    "is a complete Python file defining class ModelNew: the same constructor arguments and parameter names as "
+    "the reference (so state_dict keys match), the same forward outputs on any inputs of the reference's "
+    "shapes, at least one @triton.jit kernel that really runs, no torch.compile, no cached results, no "
+    "changes to the inputs, fp32 accuracy (no TF32). Every candidate is judged on fresh random inputs and "
+    "timed against eager PyTorch and torch.compile."
+)
+MAX_SOURCE_CHARS = 12_000
+
+
+def _clip(text: str, limit: int = MAX_SOURCE_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "\n# ... (cut)\n"
+
+
+def verdict_line(candidate: Candidate) -> str:
+    v = candidate.verdict
+    if v is None:
+        return "not judged yet"
+    if v.ok and v.timing is not None:
+        t = v.timing
+        compile_part = f", {t.speedup_vs_compile:.2f}x vs torch.compile" if t.speedup_vs_compile else ""
+        return f"valid, {t.speedup_vs_eager:.2f}x vs eager{compile_part} ({t.candidate_ms:.4f} ms)"
+    if v.ok:
+        return "valid (not timed)"
+    return f"{v.verdict} at stage {v.stage}: {v.reason[:600]}"
+
+
+def _rules(rules: list[str]) -> str:
+    if not rules:
+        return ""
+    return "Triton validity rules learned from earlier failures (follow them):\n" + \
+        "\n".join(f"- {r}" for r in rules) + "\n\n"
+
+
+def proposer_messages(reference: str, hardware: str, rules: list[str], pool: list[Candidate]) -> list[dict[str, Any]]:
+    parts = [f"Reference module to optimize:\n```python\n{_clip(reference)}```\n",
+             f"Hardware: {hardware}.\n", _rules(rules)]
+    if pool:
+        parts.append("The best kernels found so far, one per search branch, with their verdicts:\n")
+        for i, c in enumerate(pool, start=1):
+            parts.append(f"Kernel {i} ({verdict_line(c)}): {c.description}\n```python\n{_clip(c.source, 6000)}```\n")
+        parts.append("Write a NEW ModelNew with a different structure (fusion plan, tiling, algorithm) that beats "
+                     "all of them.\n")
+    else:
+        parts.append("Write a ModelNew that is faster than the reference.\n")
+    parts.append("Answer with one ```python code block holding the complete file, then one line starting with "
+                 "'Idea:' that says what the kernel does differently.")
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "".join(parts)}]
+
+
+def reviser_messages(reference: str, hardware: str, rules: list[str], parent: Candidate,
+                     recent: list[Candidate]) -> list[dict[str, Any]]:
+    parts = [f"Reference module:\n```python\n{_clip(reference, 6000)}```\n", f"Hardware: {hardware}.\n",
+             _rules(rules),
+             f"Current kernel ({verdict_line(parent)}):\n```python\n{_clip(parent.source)}```\n"]
+    if parent.feedback:
+        parts.append(f"Judge feedback on it: {parent.feedback[:1500]}\n")
+    if recent:
+        parts.append("Recent attempts and their verdicts:\n" + "".join(
+            f"- {c.description or 'a kernel'}: {verdict_line(c)}\n" for c in recent))
+    parts.append("List 1 to 3 concrete, small improvements to the current kernel (fix its error first if it is "
+                 "not valid), one per line, each starting with '- '. No code.")
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "".join(parts)}]
+
+
+def tuner_messages(parent: Candidate, improvements: str, rules: list[str]) -> list[dict[str, Any]]:
+    content = (
+        f"{_rules(rules)}Kernel file:\n```python\n{_clip(parent.source)}```\n"
+        f"Apply these improvements:\n{improvements.strip()[:3000]}\n\n"
+        "Answer only with numbered edit blocks, each replacing lines copied EXACTLY from the file:\n"
+        "EDIT 1\n<<<<<<< OLD\n(exact existing lines)\n=======\n(replacement lines)\n>>>>>>> NEW\n"
+        "Keep the class name ModelNew and its constructor."
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": content}]
