@@ -1,7 +1,8 @@
-"""The ``adaexplore`` command line. Subcommands: judge, propose, optimize, bench, lsp."""
+"""The ``adaexplore`` command line. Subcommands: judge, propose, optimize, bench, rules, lsp."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -119,7 +120,8 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
         try:
             with JudgePool(judge_config(devices, args.timeout, args.allow_tf32)) as pool:
                 result = run_search(task, steps=args.steps, out=out, pool=pool, proposer=proposer, sink=sink,
-                                    devices=devices, seed=args.seed, resume=args.resume)
+                                    devices=devices, seed=args.seed, resume=args.resume,
+                                    cache_dir=Path(args.cache_dir) if args.cache_dir else None)
         except (SearchError, ProposalError, TaskError) as e:
             sink.emit("error", message=str(e), fatal=True)
             print(f"adaexplore optimize: {e}", file=sys.stderr)
@@ -157,8 +159,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             try:
                 data = bench.run_bench(files, steps=args.steps, out=out, pool=pool,
                                        proposer_factory=lambda: make_proposer(_proposer_settings(args), devices),
-                                       sink=sink,
-                                       devices=devices, seed=args.seed, resume=args.resume)
+                                       sink=sink, devices=devices, seed=args.seed, resume=args.resume,
+                                       cache_dir=Path(args.cache_dir) if args.cache_dir else None)
             except KeyboardInterrupt:
                 print(f"adaexplore bench: interrupted; finished problems are in {out}; --resume continues",
                       file=sys.stderr)
@@ -185,6 +187,55 @@ def _add_proposer_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (default: "
                                            "OPENAI_BASE_URL, else OpenAI); the key comes from OPENAI_API_KEY")
     parser.add_argument("--llm-timeout", type=_positive_float, default=120.0, help="seconds per LLM request")
+    parser.add_argument("--cache-dir", help="where the rule memory lives (default: ADAEXPLORE_CACHE_DIR, else "
+                                            "~/.cache/adaexplore)")
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    import json
+
+    from .memory.rules import load_export
+    from .search.jobs import rule_memory
+
+    try:
+        devices = resolve_devices(args.device)
+        memory = rule_memory(Path(args.cache_dir) if args.cache_dir else None, devices)
+    except (DeviceError, OSError) as e:
+        print(f"adaexplore rules: {e}", file=sys.stderr)
+        return 2
+    try:
+        rules = memory.rules()
+        if args.action == "list":
+            print(f"{len(rules)} rule(s) for {memory.namespace} (score >= 2 reach prompts):")
+            for i, rule in enumerate(rules, start=1):
+                print(f"{i:3d}. [{rule.score}] {rule.text}" + (" (seed)" if rule.source == "seed" else ""))
+        elif args.action == "show":
+            if args.number is None or not 1 <= args.number <= len(rules):
+                print(f"adaexplore rules show: give a number from 1 to {len(rules)} (see: adaexplore rules list)",
+                      file=sys.stderr)
+                return 2
+            print(json.dumps(rules[args.number - 1].__dict__, indent=2))
+        elif args.action == "export":
+            text = json.dumps(memory.export(), indent=2)
+            if args.file and args.file != "-":
+                Path(args.file).write_text(text + "\n", encoding="utf-8")
+                print(f"exported {len(memory.export()['rules'])} learned rule(s) to {args.file}")
+            else:
+                print(text)
+        elif args.action == "import":
+            if not args.file:
+                print("adaexplore rules import: give the exported JSON file", file=sys.stderr)
+                return 2
+            added, merged = memory.import_rules(load_export(Path(args.file)))
+            print(f"imported {added} new rule(s), {merged} repeat(s) merged into {memory.namespace}")
+        elif args.action == "clear":
+            print(f"removed {memory.clear()} learned rule(s) of {memory.namespace} (the seed rules stay)")
+    except ValueError as e:
+        print(f"adaexplore rules: {e}", file=sys.stderr)
+        return 2
+    finally:
+        memory.close()
+    return 0
 
 
 def _cmd_lsp(args: argparse.Namespace) -> int:
@@ -272,6 +323,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--replot", action="store_true", help="only rewrite bench.md and bench.png from OUT/bench.json")
     bench.set_defaults(func=_cmd_bench)
 
+    rules = sub.add_parser("rules", help="the memory of Triton validity rules: list, show, export, import, clear",
+                           description="Rules are kept per GPU architecture and Triton version (--device picks "
+                                       "which). export/import move learned rules between machines and teams as "
+                                       "JSON.")
+    rules.add_argument("action", choices=["list", "show", "export", "import", "clear"])
+    rules.add_argument("number", nargs="?", type=int, help="for show: the rule's number in the list")
+    rules.add_argument("--file", help="for export (default: stdout) and import: the JSON file")
+    rules.add_argument("--device", default="auto", help="whose rules: auto (default), cpu, cuda or cuda:N")
+    rules.add_argument("--cache-dir", help="where the rule memory lives (default: ADAEXPLORE_CACHE_DIR, else "
+                                           "~/.cache/adaexplore)")
+    rules.set_defaults(func=_cmd_rules)
+
     lsp = sub.add_parser("lsp", help="run the language server on stdio (same as python -m adaexplore_server)")
     lsp.set_defaults(func=_cmd_lsp)
     return parser
@@ -307,7 +370,11 @@ def _trial_count(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:                    # output piped into head and the like: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,8 +1,7 @@
 """Search results that survive editor restarts: diskcache, JSON values only, in a private directory.
 
-diskcache pickles by default, and unpickling a row someone else wrote would run their code: the cache uses
-JSON for keys and values and refuses any row stored in pickle mode. The directory is created 0700 (and
-tightened to 0700 when it exists).
+Storage is ``adaexplore_core.jsonstore``: JSON keys and values only (pickled rows are refused, never
+loaded), in a directory created 0700.
 
 Keys: ``result:<content key>`` holds a finished search's result; the content key hashes the class text, its
 example inputs and the environment fingerprint. ``latest:<uri>#<class>`` names the newest result for a
@@ -13,14 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import time
 import zlib
 from pathlib import Path
 from typing import Any
 
-import diskcache
-from diskcache.core import MODE_PICKLE
+from adaexplore_core.jsonstore import PickledRowError, open_json_cache, private_directory
 
 SCHEMA_VERSION = 1
 MEMO_SECONDS = 60.0
@@ -28,36 +25,9 @@ MEMO_ROWS = 10_000
 STAMP_INTERVAL_S = 0.1
 
 
-class PickledRowError(Exception):
-    """A cache row stored as a pickle: refused, never loaded."""
-
-
-class JsonOnlyDisk(diskcache.JSONDisk):
-    """JSONDisk that refuses pickled rows instead of unpickling them."""
-
-    def fetch(self, mode: int, filename: str, value: Any, read: bool) -> Any:
-        if mode == MODE_PICKLE:
-            raise PickledRowError("refusing a pickled cache row (the AdaExplore cache stores JSON only)")
-        return super().fetch(mode, filename, value, read)
-
-    def get(self, key: Any, raw: bool) -> Any:
-        if not raw:
-            raise PickledRowError("refusing a pickled cache key (the AdaExplore cache stores JSON only)")
-        return super().get(key, raw)
-
-
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "adaexplore"
-
-
-def private_directory(path: Path) -> Path:
-    """Create ``path`` (and parents) with mode 0700 for the last component, or tighten it to 0700."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        path.chmod(0o700)
-    return path
 
 
 def content_key(class_source: str, inputs_text: str, fingerprint: str) -> str:
@@ -73,7 +43,7 @@ class ResultCache:
 
     def __init__(self, directory: Path, memo_seconds: float = MEMO_SECONDS) -> None:
         self.directory = private_directory(Path(directory) / "results")
-        self._cache = diskcache.Cache(str(self.directory), disk=JsonOnlyDisk, disk_compress_level=0)
+        self._cache = open_json_cache(self.directory)
         self._memo: dict[str, tuple[float, Any]] = {}
         self._memo_stamp: tuple[int, ...] = ()
         self._stamped_at = -1.0

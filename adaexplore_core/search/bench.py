@@ -214,7 +214,8 @@ def write(data: dict[str, Any], out: Path) -> str:
 
 
 def run_bench(files: list[Path], *, steps: int, out: Path, pool: Any, proposer_factory: Any, sink: EventSink,
-              devices: tuple[str, ...], seed: int = 0, resume: bool = False) -> dict[str, Any]:
+              devices: tuple[str, ...], seed: int = 0, resume: bool = False,
+              cache_dir: Path | None = None) -> dict[str, Any]:
     """Search every problem in turn with one shared judge pool; results are written after each problem."""
     from .jobs import run_search
 
@@ -225,7 +226,8 @@ def run_bench(files: list[Path], *, steps: int, out: Path, pool: Any, proposer_f
         try:
             task = TaskSpec.parse(str(path))
             result = run_search(task, steps=steps, out=out / "problems" / problem_slug(path), pool=pool,
-                                proposer=proposer_factory(), sink=sink, devices=devices, seed=seed, resume=resume)
+                                proposer=proposer_factory(), sink=sink, devices=devices, seed=seed, resume=resume,
+                                cache_dir=cache_dir)
         except (SearchError, ProposalError, TaskError) as e:
             sink.emit("error", message=f"{path.name}: {e}", fatal=False)
             entries.append(problem_entry(path, None, str(e)))

@@ -58,12 +58,15 @@ class Search:
 
     def __init__(self, task: TaskSpec, proposer: Proposer, pool: Any, steps: int, out: Path,
                  events: EventSink, config: SearchConfig = SearchConfig(), seed: int = 0, resume: bool = False,
-                 parallel: int = 1, devices: tuple[str, ...] = ()) -> None:
+                 parallel: int = 1, devices: tuple[str, ...] = (), rules: list[str] | None = None,
+                 learner: Any = None) -> None:
         if steps < 1:
             raise SearchError("--steps must be at least 1")
         self.task, self.proposer, self.pool = task, proposer, pool
         self.steps, self.out, self.events = steps, Path(out), events
         self.seed, self.parallel, self.devices = seed, max(1, parallel), devices
+        self.rules = list(rules or [])          # validity rules for every prompt
+        self.learner = learner                  # turns failures into rules (memory.distill.RuleLearner)
         self.tree = self._load_or_create(config, resume)
         self.in_flight: collections.deque[tuple[int, concurrent.futures.Future]] = collections.deque()
         self._last_usage: dict[str, Any] | None = None
@@ -192,7 +195,7 @@ class Search:
             pool = [candidate_of(n) for n in self.tree.pool(node)] + \
                 [candidate_of(self.tree.nodes[i]) for i, _ in self.in_flight]
         return ProposalRequest(task=self.task, step=kind if parent is not None else LARGE, parent=parent,
-                               pool=pool, seed=rng.getrandbits(32))
+                               pool=pool, rules=self.rules, seed=rng.getrandbits(32))
 
     def _record(self, node_id: int, verdict: dict[str, Any], duplicate_of: int | None = None) -> None:
         reward = self.tree.record(node_id, verdict, duplicate_of)
@@ -204,6 +207,18 @@ class Search:
                          reason=verdict.get("reason", ""), description=node.description, reward=reward,
                          speedup_vs_eager=speedup_of(verdict), speedup_vs_compile=speedup_of(verdict, "compile"),
                          duplicate=duplicate_of is not None, seconds=float(verdict.get("seconds", 0.0)))
+        if self.learner is not None and duplicate_of is None and not node.valid:
+            self._learn(verdict, node.source)
+
+    def _learn(self, verdict: dict[str, Any], source: str) -> None:
+        try:
+            learned = self.learner.learn(verdict, source)
+        except ProposerUnavailable as e:          # the model cannot distill now: stop learning, keep searching
+            self.learner = None
+            self.events.emit("error", message=f"rule learning stopped: {e}", fatal=False)
+            return
+        if learned is not None:
+            self.events.emit("rule_learned", rule=learned.rule, score=learned.score)
 
     def _announce_best(self, previous: Node | None) -> Node | None:
         best = self.tree.best()

@@ -3,6 +3,7 @@ to a file or stdout, and a one-line progress display for terminals."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import uuid
 from dataclasses import dataclass
@@ -123,10 +124,39 @@ def event_sink(events: str | None, progress: bool) -> Iterator[EventSink]:
             handle.close()
 
 
+def default_cache_dir() -> Path:
+    """ADAEXPLORE_CACHE_DIR, else $XDG_CACHE_HOME/adaexplore, else ~/.cache/adaexplore (shared with the
+    language server)."""
+    explicit = os.environ.get("ADAEXPLORE_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "adaexplore"
+
+
+def rule_memory(cache_dir: Path | None, devices: tuple[str, ...]) -> Any:
+    from ..memory.fingerprint import namespace
+    from ..memory.rules import RuleMemory
+    return RuleMemory(Path(cache_dir or default_cache_dir()), namespace(devices))
+
+
 def run_search(task: TaskSpec, *, steps: int, out: Path, pool: JudgePool, proposer: Proposer,
                sink: EventSink, devices: tuple[str, ...], seed: int = 0, resume: bool = False,
-               config: SearchConfig = SearchConfig()) -> SearchResult:
+               config: SearchConfig = SearchConfig(), cache_dir: Path | None = None) -> SearchResult:
+    """One search. An LLM proposer gets the memory's rules relevant to the task in its prompts, and the
+    failures of this search teach the memory new ones."""
     parallel = len(pool.config.devices) * pool.config.workers_per_device
-    search = Search(task, proposer, pool, steps, out, sink, config=config, seed=seed, resume=resume,
-                    parallel=parallel, devices=devices)
-    return search.run()
+    rules, learner, memory = [], None, None
+    client = getattr(proposer, "client", None)
+    if client is not None:
+        from ..memory.distill import RuleLearner
+        from ..memory.rules import ops_of
+        memory = rule_memory(cache_dir, devices)
+        rules = [r.text for r in memory.relevant(ops_of(task.read_source()))]
+        learner = RuleLearner(memory, client.chat)
+    try:
+        search = Search(task, proposer, pool, steps, out, sink, config=config, seed=seed, resume=resume,
+                        parallel=parallel, devices=devices, rules=rules, learner=learner)
+        return search.run()
+    finally:
+        if memory is not None:
+            memory.close()

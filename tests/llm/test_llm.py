@@ -273,3 +273,53 @@ def test_optimize_llm_needs_a_model():
     done = subprocess.run([sys.executable, "-m", "adaexplore_core.cli", "optimize", str(REFERENCE), "--proposer",
                            "llm", "--device", "cpu"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 2 and "--model" in done.stderr and "Traceback" not in done.stderr
+
+
+def breaking_model(good_kernel: str):
+    """A fake model whose kernels always call tl.stor (no such function), and which distills that failure."""
+    broken = good_kernel.replace("tl.store(", "tl.stor(")
+
+    def answer(body: dict):
+        prompt = body["messages"][-1]["content"]
+        if "state the general Triton rule" in prompt:
+            return reply("You cannot call tl.stor; the store function is tl.store.")
+        if "List 1 to 3 concrete" in prompt:
+            return reply("- store with tl.stor")
+        if "edit blocks" in prompt:
+            kernel = prompt.split("```python\n", 1)[1].split("```", 1)[0]
+            line = next(x for x in kernel.splitlines() if "tl.store(" in x or "tl.stor(" in x)
+            return reply(f"EDIT 1\n<<<<<<< OLD\n{line}\n=======\n{line.replace('tl.store(', 'tl.stor(')}\n"
+                         ">>>>>>> NEW")
+        return reply(fenced(broken, "a broken kernel"))
+    return answer
+
+
+def test_failures_teach_rules_that_later_searches_use(tmp_path, good_kernel):
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+
+    def optimize(server, name: str) -> list[dict]:
+        events = tmp_path / f"{name}.jsonl"
+        done = subprocess.run(
+            [sys.executable, "-m", "adaexplore_core.cli", "optimize", str(REFERENCE), "--steps", "5", "--out",
+             str(tmp_path / name), "--device", "cpu", "--proposer", "llm", "--model", "fake", "--base-url",
+             server.base_url, "--events", str(events), "--quiet", "--cache-dir", str(cache)],
+            capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+        assert done.returncode == 0, done.stderr
+        return [parse_line(line) for line in events.read_text().splitlines()]
+
+    with FakeOpenAI(default=breaking_model(good_kernel)) as server:
+        first = optimize(server, "first")
+        learned = [e for e in first if e["event"] == "rule_learned"]
+        assert learned and learned[0]["rule"] == "You cannot call tl.stor; the store function is tl.store."
+        assert max(e["score"] for e in learned) >= 2                        # it recurred
+        distills = [r for r in server.requests if "state the general Triton rule" in r["messages"][-1]["content"]]
+        assert len(distills) == 1                                           # one signature, distilled once
+        listed = subprocess.run([sys.executable, "-m", "adaexplore_core.cli", "rules", "list", "--device", "cpu",
+                                 "--cache-dir", str(cache)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert "You cannot call tl.stor" in listed.stdout
+        before = len(server.requests)
+        optimize(server, "second")
+        prompts = [r["messages"][-1]["content"] for r in server.requests[before:]
+                   if "state the general Triton rule" not in r["messages"][-1]["content"]]
+        assert prompts and all("You cannot call tl.stor" in p for p in prompts)   # injected into every role

@@ -15,6 +15,7 @@ import diskcache
 import pytest
 
 from adaexplore_server import cache as cache_module
+from adaexplore_core.jsonstore import json_disk
 from adaexplore_server.cache import PickledRowError, ResultCache, content_key, private_directory
 
 RESULT = {"best": True, "speedup": 1.25, "kernels": ["a", "b"], "nested": {"x": None, "y": [1, 2.5]},
@@ -304,7 +305,7 @@ def test_pickled_rows_under_other_keys_do_not_disturb(tmp_path):
 
 
 def test_json_disk_refuses_pickled_keys(tmp_path):
-    disk = cache_module.JsonOnlyDisk(str(tmp_path))
+    disk = json_disk()(str(tmp_path))
     with pytest.raises(PickledRowError):
         disk.get(b"\x80\x04K\x01.", False)
     with pytest.raises(PickledRowError):
