@@ -38,6 +38,9 @@ class Job:
     steps: int
     proposer: str
     workdir: Path
+    model: str = ""                  # LLM proposer settings
+    base_url: str = ""
+    cache_dir: str = ""              # the rule memory lives here (shared with the result cache)
     inputs_text: str = ""            # what defined the example inputs (kept with the result)
     fingerprint: str = ""            # the environment the result is valid for
     id: str = field(default_factory=lambda: f"job-{next(_ids)}")
@@ -99,9 +102,14 @@ class JobManager:
         return job
 
     def command(self, job: Job, reference: Path) -> list[str]:
-        return [self.python, "-m", "adaexplore_core.cli", "optimize", f"{reference}::{job.class_name}",
-                "--steps", str(job.steps), "--device", job.device, "--proposer", job.proposer,
-                "--out", str(job.out), "--events", "-", "--quiet"]
+        command = [self.python, "-m", "adaexplore_core.cli", "optimize", f"{reference}::{job.class_name}",
+                   "--steps", str(job.steps), "--device", job.device, "--proposer", job.proposer,
+                   "--out", str(job.out), "--events", "-", "--quiet"]
+        if job.proposer == "llm":
+            command += ["--model", job.model] + (["--base-url", job.base_url] if job.base_url else [])
+        if job.cache_dir:
+            command += ["--cache-dir", job.cache_dir]
+        return command
 
     async def _run(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str]) -> None:
         lock = self._locks.setdefault(job.device, asyncio.Lock())
@@ -121,7 +129,8 @@ class JobManager:
             await self._notify(job, None)
 
     async def _follow(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str]) -> None:
-        env = {k: v for k, v in os.environ.items() if k not in SECRET_VARIABLES}
+        # the key reaches only the engine process of an LLM search (its judge workers scrub it again)
+        env = {k: v for k, v in os.environ.items() if k not in SECRET_VARIABLES or job.proposer == "llm"}
         env.update(env_extra)
         root = str(Path(__file__).resolve().parents[1])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(cwd), root, env.get("PYTHONPATH")]))

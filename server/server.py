@@ -31,7 +31,7 @@ SOURCE = "AdaExplore"
 CMD_OPTIMIZE, CMD_CANCEL, CMD_JOBS = "adaexplore.optimize", "adaexplore.cancelJob", "adaexplore.listJobs"
 CMD_PREVIEW, CMD_APPLY, CMD_SHOW = "adaexplore.preview", "adaexplore.apply", "adaexplore.showResult"
 COMMANDS = (CMD_OPTIMIZE, CMD_CANCEL, CMD_JOBS, CMD_PREVIEW, CMD_APPLY, CMD_SHOW)
-PROPOSERS = ("builtin",)
+PROPOSERS = ("builtin", "llm")
 MAX_STEPS = 10_000
 PUBLISH_DELAY_S = 0.25
 
@@ -231,6 +231,9 @@ class AdaExploreServer(LanguageServer):
         error = analysis.syntax_error(text)
         if error:
             raise UserError(f"the file has a syntax error ({error}); fix it before optimizing")
+        if self.settings.proposer == "llm" and not self.settings.model:
+            raise UserError("the LLM proposer needs a model: set adaexplore.model (and adaexplore.baseUrl for a "
+                            "local server); the key comes from OPENAI_API_KEY in the server's environment")
         running = self.jobs.running_for(uri, class_name)
         if running is not None:
             raise UserError(f"{class_name} is already being optimized ({running.id}, {running.state})")
@@ -242,6 +245,8 @@ class AdaExploreServer(LanguageServer):
         cwd = path.parent if path is not None and path.parent.is_dir() else workdir
         job = Job(uri=uri, class_name=class_name, digest=module.digest(), version=version, content_key=key,
                   device=self.settings.device, steps=self.settings.steps, proposer=self.settings.proposer,
+                  model=self.settings.model, base_url=self.settings.baseUrl,
+                  cache_dir=str(self.settings.cache_path()),
                   workdir=workdir, inputs_text=analysis.inputs_text(text, module),
                   fingerprint=environment_fingerprint(self.settings))
         job.progress_token = f"adaexplore-{job.id}-{uuid.uuid4().hex[:6]}"

@@ -381,3 +381,41 @@ async def test_one_search_per_device_and_cancel_from_the_progress(client: Langua
     await asyncio.sleep(0.2)
     assert isinstance(client.progress_reports[tokens[0]][-1], types.WorkDoneProgressEnd)
     assert "cancelled" in client.progress_reports[tokens[0]][-1].message
+
+
+LLM_SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "adaexplore_server"],
+                                server_env={**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-editor"})
+
+
+@pytest_lsp.fixture(config=LLM_SERVER)
+async def llm_client(lsp_client: LanguageClient, tmp_path_factory):
+    await start(lsp_client, tmp_path_factory.mktemp("cache"), "visual-studio-code")
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_llm_proposer_from_the_editor_settings(llm_client: LanguageClient, tmp_path):
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.fake_openai import FakeOpenAI, reply
+
+    uri = open_document(llm_client, tmp_path / "scale.py", MODULE)
+    cache = tmp_path / "cache"
+    llm_client.set_configuration({"steps": 3, "device": "cpu", "cacheDir": str(cache), "proposer": "llm"},
+                                 section="adaexplore")
+    llm_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await asyncio.sleep(0.5)
+    refused = await run_command(llm_client, "adaexplore.optimize", uri, "Scale")
+    assert "needs a model" in refused["error"]
+
+    with FakeOpenAI(default=lambda body: reply("I have no kernel for you.")) as fake:
+        llm_client.set_configuration({"steps": 3, "device": "cpu", "cacheDir": str(cache), "proposer": "llm",
+                                      "model": "fake-coder", "baseUrl": fake.base_url}, section="adaexplore")
+        llm_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        await asyncio.sleep(0.5)
+        job = await run_command(llm_client, "adaexplore.optimize", uri, "Scale")
+        finished = await wait_for_job(llm_client, job["id"])
+        assert finished["state"] == "done", finished                   # the built-in seeds are valid
+        assert fake.requests and fake.requests[0]["model"] == "fake-coder"
+        assert {k.lower(): v for k, v in fake.headers[0].items()}["authorization"] == "Bearer sk-editor"
+    assert (cache / "rules").is_dir()
