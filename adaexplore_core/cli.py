@@ -1,4 +1,4 @@
-"""The ``adaexplore`` command line. Subcommands: judge, propose, optimize, bench, rules, lsp."""
+"""The ``adaexplore`` command line. Subcommands: judge, propose, optimize, bench, adapt, rules, lsp."""
 from __future__ import annotations
 
 import argparse
@@ -238,6 +238,47 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_adapt(args: argparse.Namespace) -> int:
+    import json
+
+    from .memory.adapt import adapt
+    from .proposers.llm.client import LLMClient, LLMConfig, LLMError
+    from .search.jobs import event_sink, judge_config, rule_memory
+
+    try:
+        if not args.model:
+            raise SearchError("adapt needs --model (the name your endpoint serves)")
+        devices = resolve_devices(args.device)
+        client = LLMClient(LLMConfig(model=args.model, base_url=args.base_url or None, timeout_s=args.llm_timeout))
+        examples = Path(args.examples) if args.examples else None
+        if examples is not None and not examples.is_dir():
+            raise TaskError(f"--examples must be a folder of KernelBench-format files: {args.examples}")
+    except (DeviceError, LLMError, SearchError, TaskError) as e:
+        print(f"adaexplore adapt: {e}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    memory = rule_memory(Path(args.cache_dir) if args.cache_dir else None, devices)
+    try:
+        with event_sink(args.events or str(out / "events.jsonl"), progress=not args.quiet) as sink, \
+                JudgePool(judge_config(devices, args.timeout)) as pool:
+            report = adapt(client=client, memory=memory, pool=pool, tasks=args.tasks, steps=args.steps, out=out,
+                           sink=sink, devices=devices, seed=args.seed, examples_folder=examples)
+        rules_now = [r for r in memory.rules() if r.source != "seed"]
+    finally:
+        memory.close()
+    (out / "adapt.json").write_text(json.dumps({**report.to_dict(), "usage": client.usage.to_dict()}, indent=2))
+    print(f"{report.tasks_written} task(s) written ({len(report.tasks_rejected)} attempt(s) rejected), "
+          f"{report.candidates} candidate(s) judged, {report.failures} failed; "
+          f"{len(set(report.rules_learned))} rule(s) learned this run, {len(rules_now)} learned rule(s) in "
+          f"{memory.namespace}")
+    for rule in dict.fromkeys(report.rules_learned):
+        print(f"  - {rule}")
+    if report.stopped:
+        print(f"adaexplore adapt: stopped early: {report.stopped}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _cmd_lsp(args: argparse.Namespace) -> int:
     try:
         from adaexplore_server.__main__ import main as serve
@@ -322,6 +363,28 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quiet", action="store_true", help="no progress line")
     bench.add_argument("--replot", action="store_true", help="only rewrite bench.md and bench.png from OUT/bench.json")
     bench.set_defaults(func=_cmd_bench)
+
+    adapt_cmd = sub.add_parser("adapt", help="failure-driven adaptation: learn Triton rules from LLM-written tasks",
+                               description="The LLM writes --tasks small KernelBench-format tasks (validated by "
+                                           "running them), short LLM searches run on each, and their compile and "
+                                           "runtime failures are distilled into 'You cannot ...' rules in the "
+                                           "memory that later searches inject into their prompts.")
+    adapt_cmd.add_argument("--tasks", type=_positive_int, default=10, help="tasks to write (default 10)")
+    adapt_cmd.add_argument("--steps", type=_positive_int, default=4, help="candidates per task (default 4)")
+    adapt_cmd.add_argument("--model", help="LLM model name")
+    adapt_cmd.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else OpenAI)")
+    adapt_cmd.add_argument("--llm-timeout", type=_positive_float, default=120.0, help="seconds per LLM request")
+    adapt_cmd.add_argument("--examples", help="a folder of level-1-style example tasks for the prompt (e.g. "
+                                              "KernelBench level 1); default: a built-in example")
+    adapt_cmd.add_argument("--device", default="auto", help="as for optimize")
+    adapt_cmd.add_argument("--out", default="adaexplore-adapt", help="tasks, searches and adapt.json go here")
+    adapt_cmd.add_argument("--events", help="events file (default: OUT/events.jsonl)")
+    adapt_cmd.add_argument("--cache-dir", help="where the rule memory lives (default: ADAEXPLORE_CACHE_DIR, else "
+                                               "~/.cache/adaexplore)")
+    adapt_cmd.add_argument("--seed", type=int, default=0)
+    adapt_cmd.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
+    adapt_cmd.add_argument("--quiet", action="store_true", help="no progress line")
+    adapt_cmd.set_defaults(func=_cmd_adapt)
 
     rules = sub.add_parser("rules", help="the memory of Triton validity rules: list, show, export, import, clear",
                            description="Rules are kept per GPU architecture and Triton version (--device picks "

@@ -42,6 +42,7 @@ class SearchResult:
     steps: int
     interrupted: bool = False
     stopped_reason: str = ""
+    proposer_unavailable: bool = False     # stopped because the proposer cannot work (e.g. a dead endpoint)
     best: Node | None = None
     report: dict[str, Any] = field(default_factory=dict)
 
@@ -113,7 +114,7 @@ class Search:
             else:
                 self.in_flight.append((node.id, self.pool.submit(self.task, node.source)))
         best = self.tree.best()
-        failures, stopped = 0, ""
+        failures, stopped, unavailable = 0, "", False
         interrupted = False
         try:
             while True:
@@ -125,7 +126,7 @@ class Search:
                     except ProposerUnavailable as e:
                         if not self.tree.candidates():
                             raise SearchError(str(e)) from e
-                        stopped = str(e)
+                        stopped, unavailable = str(e), True
                         self.events.emit("error", message=f"proposer: {e}", fatal=False)
                         break
                     except ProposalError as e:
@@ -147,7 +148,7 @@ class Search:
                 future.cancel()
         self.save()
         result = SearchResult(tree=self.tree, steps=len(self.tree.judged()), interrupted=interrupted,
-                              stopped_reason=stopped, best=self.tree.best())
+                              stopped_reason=stopped, proposer_unavailable=unavailable, best=self.tree.best())
         result.report = write_outputs(self, result)
         b = result.best
         valid = sum(1 for n in self.tree.judged() if n.valid)

@@ -323,3 +323,104 @@ def test_failures_teach_rules_that_later_searches_use(tmp_path, good_kernel):
         prompts = [r["messages"][-1]["content"] for r in server.requests[before:]
                    if "state the general Triton rule" not in r["messages"][-1]["content"]]
         assert prompts and all("You cannot call tl.stor" in p for p in prompts)   # injected into every role
+
+
+TASK_REPLY = '''```python
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, scale: float):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x):
+        return torch.sigmoid(x) * self.scale
+
+
+def get_inputs():
+    return [torch.randn(8, 64)]
+
+
+def get_init_inputs():
+    return [2.0]
+```'''
+
+BROKEN_TASK_REPLY = TASK_REPLY.replace("torch.sigmoid(x)", "torch.sigmoid(x, nonsense=1)")
+
+BROKEN_KERNEL = '''```python
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.stor(out_ptr + offs, tl.sigmoid(x) * scale, mask=offs < n)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, scale: float):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x):
+        out = torch.empty_like(x)
+        scale_kernel[(triton.cdiv(x.numel(), 256),)](x, out, x.numel(), self.scale, BLOCK=256)
+        return out
+```'''
+
+
+def adapting_model():
+    state = {"tasks": 0}
+
+    def answer(body: dict):
+        prompt = body["messages"][-1]["content"]
+        if "Write a new, small PyTorch task" in prompt:
+            state["tasks"] += 1
+            return reply(BROKEN_TASK_REPLY if state["tasks"] == 1 else TASK_REPLY)   # the first is rejected
+        if "state the general Triton rule" in prompt:
+            return reply("You cannot call tl.stor; the store function is tl.store.")
+        if "List 1 to 3 concrete" in prompt:
+            return reply("- keep it")
+        if "edit blocks" in prompt:
+            return reply("EDIT 1\n<<<<<<< OLD\nBLOCK=256)\n=======\nBLOCK=128)\n>>>>>>> NEW")
+        return reply(BROKEN_KERNEL)
+    return answer
+
+
+def test_adapt_end_to_end_builds_rules(tmp_path):
+    with FakeOpenAI(default=adapting_model()) as server:
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        done = subprocess.run(
+            [sys.executable, "-m", "adaexplore_core.cli", "adapt", "--tasks", "2", "--steps", "3", "--model", "fake",
+             "--base-url", server.base_url, "--device", "cpu", "--out", str(tmp_path / "adapt"), "--cache-dir",
+             str(tmp_path / "cache"), "--quiet"],
+            capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+        assert done.returncode == 0, done.stderr
+        report = json.loads((tmp_path / "adapt" / "adapt.json").read_text())
+        assert report["tasks_written"] == 2 and len(report["tasks_rejected"]) == 1
+        assert "nonsense" in report["tasks_rejected"][0]                     # validated by running it
+        assert report["candidates"] == 6 and report["failures"] >= 4
+        assert "You cannot call tl.stor; the store function is tl.store." in report["rules_learned"]
+        assert report["usage"]["requests"] >= 8
+        assert "You cannot call tl.stor" in done.stdout
+    listed = subprocess.run([sys.executable, "-m", "adaexplore_core.cli", "rules", "list", "--device", "cpu",
+                             "--cache-dir", str(tmp_path / "cache")], capture_output=True, text=True, timeout=120,
+                            cwd=ROOT)
+    line = next(x for x in listed.stdout.splitlines() if "tl.stor" in x)
+    assert int(re.search(r"\[(\d+)\]", line).group(1)) >= 2        # recurred: once per task (repeats in a tree are duplicates)
+
+
+def test_adapt_with_a_dead_endpoint_says_so_once(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "adaexplore_core.cli", "adapt", "--tasks", "3", "--model", "fake", "--base-url",
+         "http://127.0.0.1:9/v1", "--device", "cpu", "--out", str(tmp_path / "a"), "--cache-dir",
+         str(tmp_path / "c"), "--quiet", "--llm-timeout", "1"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 1 and done.stderr.count("stopped early") == 1 and "Traceback" not in done.stderr
+    assert "failed" in done.stderr
