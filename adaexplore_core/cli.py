@@ -176,7 +176,7 @@ def _proposer_settings(args: argparse.Namespace) -> ProposerSettings:
     if args.proposer == "llm" and not args.model:
         raise SearchError("--proposer llm needs --model (the name your endpoint serves)")
     return ProposerSettings(name=args.proposer, model=args.model or "", base_url=args.base_url or "",
-                            timeout_s=args.llm_timeout)
+                            timeout_s=args.llm_timeout, price_per_million=args.price)
 
 
 def _add_proposer_options(parser: argparse.ArgumentParser) -> None:
@@ -187,6 +187,8 @@ def _add_proposer_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (default: "
                                            "OPENAI_BASE_URL, else OpenAI); the key comes from OPENAI_API_KEY")
     parser.add_argument("--llm-timeout", type=_positive_float, default=120.0, help="seconds per LLM request")
+    parser.add_argument("--price", type=_prices, help="USD per million prompt and completion tokens, e.g. 0.25,2.0 "
+                                                      "(the events then carry the cost)")
     parser.add_argument("--cache-dir", help="where the rule memory lives (default: ADAEXPLORE_CACHE_DIR, else "
                                             "~/.cache/adaexplore)")
 
@@ -401,6 +403,16 @@ def build_parser() -> argparse.ArgumentParser:
     lsp = sub.add_parser("lsp", help="run the language server on stdio (same as python -m adaexplore_server)")
     lsp.set_defaults(func=_cmd_lsp)
     return parser
+
+
+def _prices(text: str) -> tuple[float, float]:
+    try:
+        prompt, completion = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected two numbers: PROMPT,COMPLETION (USD per million tokens)")
+    if prompt < 0 or completion < 0:
+        raise argparse.ArgumentTypeError("prices cannot be negative")
+    return prompt, completion
 
 
 def _positive_int(text: str) -> int:

@@ -137,7 +137,7 @@ def adapt(*, client: Any, memory: Any, pool: Any, tasks: int, steps: int, out: P
     """Write ``tasks`` tasks, search each for ``steps`` LLM candidates, and learn rules from the failures."""
     from ..proposers.llm.proposer import LLMProposer
     from ..search.explore import Search, SearchError
-    from .distill import RuleLearner
+    from .distill import RuleLearner, llm_same_rule
     from .rules import ops_of
 
     rng = random.Random(seed)
@@ -147,6 +147,7 @@ def adapt(*, client: Any, memory: Any, pool: Any, tasks: int, steps: int, out: P
     hardware = "an NVIDIA GPU" if any(d.startswith("cuda") for d in devices) else \
         "the CPU (Triton interpreter: correctness only)"
     learner = RuleLearner(memory, client.chat)
+    memory.duplicate_check = llm_same_rule(client.chat)
     parallel = len(pool.config.devices) * pool.config.workers_per_device
     for index in range(tasks):
         try:

@@ -75,3 +75,20 @@ class RuleLearner:
             return None
         stored, new = self.memory.add(rule, ops=sorted(ops_of(source)), kinds=[verdict.get("stage", "")])
         return Learned(rule=stored.text, score=stored.score, new=new)
+
+
+SAME_RULE_PROMPT = (
+    "Do these two Triton rules state the same constraint? Answer YES or NO.\n1. {a}\n2. {b}"
+)
+
+
+def llm_same_rule(chat: Callable[[list[dict[str, str]]], str]) -> Callable[[str, str], bool]:
+    """A duplicate check for RuleMemory that asks the model (for pairs that are close but not textually
+    the same); any failure counts as "not the same"."""
+    def same(a: str, b: str) -> bool:
+        try:
+            answer = chat([{"role": "user", "content": SAME_RULE_PROMPT.format(a=a, b=b)}])
+        except Exception:  # noqa: BLE001 - a failed check must not lose the rule
+            return False
+        return answer.strip().upper().startswith("YES")
+    return same

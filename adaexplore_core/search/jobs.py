@@ -27,6 +27,7 @@ class ProposerSettings:
     base_url: str = ""
     timeout_s: float = 120.0
     concurrency: int = 4
+    price_per_million: tuple[float, float] | None = None   # USD per million prompt / completion tokens
     seeds: int = 2                     # built-in branches that seed an LLM search's pool
 
 
@@ -42,7 +43,8 @@ def make_proposer(settings: ProposerSettings | str, devices: tuple[str, ...] = (
         from ..proposers.llm.proposer import LLMProposer, SeededProposer
         try:
             client = LLMClient(LLMConfig(model=settings.model, base_url=settings.base_url or None,
-                                         timeout_s=settings.timeout_s, concurrency=settings.concurrency))
+                                         timeout_s=settings.timeout_s, concurrency=settings.concurrency,
+                                         price_per_million=settings.price_per_million))
         except LLMError as e:
             raise SearchError(str(e)) from e
         hardware = "an NVIDIA GPU" if any(d.startswith("cuda") for d in devices) else \
@@ -150,7 +152,9 @@ def run_search(task: TaskSpec, *, steps: int, out: Path, pool: JudgePool, propos
     if client is not None:
         from ..memory.distill import RuleLearner
         from ..memory.rules import ops_of
+        from ..memory.distill import llm_same_rule
         memory = rule_memory(cache_dir, devices)
+        memory.duplicate_check = llm_same_rule(client.chat)
         rules = [r.text for r in memory.relevant(ops_of(task.read_source()))]
         learner = RuleLearner(memory, client.chat)
     try:
