@@ -127,6 +127,8 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
             print(f"adaexplore optimize: {e}", file=sys.stderr)
             return 2
     report = result.report
+    if report["stopped_reason"]:
+        print(f"adaexplore optimize: the search stopped early: {report['stopped_reason']}", file=sys.stderr)
     if args.events != "-":
         print(f"{report['steps']} candidate(s), {report['valid']} valid; best: {headline(report['best'])}")
         print(f"results in {out}: best.py, report.json, summary.md, tree.json"

@@ -424,3 +424,16 @@ def test_adapt_with_a_dead_endpoint_says_so_once(tmp_path):
         capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 1 and done.stderr.count("stopped early") == 1 and "Traceback" not in done.stderr
     assert "failed" in done.stderr
+
+
+def test_optimize_with_a_dead_endpoint_keeps_the_seeds_and_says_why_once(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "adaexplore_core.cli", "optimize", str(REFERENCE), "--steps", "5", "--out",
+         str(tmp_path / "out"), "--device", "cpu", "--proposer", "llm", "--model", "m", "--base-url",
+         "http://127.0.0.1:9/v1", "--llm-timeout", "1", "--quiet", "--cache-dir", str(tmp_path / "c")],
+        capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr                     # the built-in seeds were judged valid
+    assert done.stderr.count("the search stopped early") == 1 and "failed" in done.stderr
+    assert "Traceback" not in done.stderr
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["steps"] == 2 and report["valid"] == 2 and "endpoint" in report["stopped_reason"]
