@@ -174,6 +174,17 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_search_options(parser: argparse.ArgumentParser, events: str, resume: str) -> None:
+    parser.add_argument("--device", default="auto", help="auto (default: every GPU, else cpu), cpu, cuda or "
+                                                         "cuda:N; on the CPU validity only, no timing")
+    parser.add_argument("--events", help=events)
+    parser.add_argument("--resume", action="store_true", help=resume)
+    parser.add_argument("--seed", type=int, default=0, help="search seed (a run is reproducible per seed)")
+    parser.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
+    parser.add_argument("--allow-tf32", action="store_true", help="as for judge")
+    parser.add_argument("--quiet", action="store_true", help="no progress line")
+
+
 def _proposer_settings(args: argparse.Namespace) -> ProposerSettings:
     if args.proposer == "llm" and not args.model:
         raise SearchError("--proposer llm needs --model (the name your endpoint serves)")
@@ -337,15 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
     optimize.add_argument("--steps", type=_positive_int, default=20, help="candidates to judge (default 20)")
     optimize.add_argument("--out", help="results folder (default: adaexplore-runs/<file stem>)")
     _add_proposer_options(optimize)
-    optimize.add_argument("--device", default="auto", help="auto (default: every GPU, else cpu), cpu, cuda or "
-                                                           "cuda:N; on the CPU validity only, no timing")
-    optimize.add_argument("--events", help="append events as JSON lines to this file; '-' prints them on stdout "
-                                           "instead of the progress line")
-    optimize.add_argument("--resume", action="store_true", help="continue the search saved in --out")
-    optimize.add_argument("--seed", type=int, default=0, help="search seed (a run is reproducible per seed)")
-    optimize.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
-    optimize.add_argument("--allow-tf32", action="store_true", help="as for judge")
-    optimize.add_argument("--quiet", action="store_true", help="no progress line")
+    _add_search_options(optimize, events="append events as JSON lines to this file; '-' prints them on stdout "
+                                         "instead of the progress line",
+                        resume="continue the search saved in --out")
     optimize.set_defaults(func=_cmd_optimize)
 
     bench = sub.add_parser("bench", help="run the search on KernelBench-format problems, with the paper's metrics",
@@ -358,13 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--steps", type=_positive_int, default=10, help="candidates per problem (default 10)")
     bench.add_argument("--out", default="adaexplore-bench", help="results folder (default adaexplore-bench)")
     _add_proposer_options(bench)
-    bench.add_argument("--device", default="auto", help="as for optimize")
-    bench.add_argument("--events", help="events file (default: OUT/events.jsonl)")
-    bench.add_argument("--resume", action="store_true", help="continue the problems' saved searches")
-    bench.add_argument("--seed", type=int, default=0, help="search seed")
-    bench.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
-    bench.add_argument("--allow-tf32", action="store_true", help="as for judge")
-    bench.add_argument("--quiet", action="store_true", help="no progress line")
+    _add_search_options(bench, events="events file (default: OUT/events.jsonl)",
+                        resume="continue the problems' saved searches")
     bench.add_argument("--replot", action="store_true", help="only rewrite bench.md and bench.png from OUT/bench.json")
     bench.set_defaults(func=_cmd_bench)
 

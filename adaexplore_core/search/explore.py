@@ -278,9 +278,10 @@ def write_outputs(search: Search, result: SearchResult) -> dict[str, Any]:
     return report
 
 
-def headline(best: dict[str, Any] | None) -> str:
-    """'2.41x vs eager, 1.30x vs torch.compile, validated on NVIDIA H200' (or why there is no speed claim)."""
-    if best is None:
+def headline(best: dict[str, Any] | None, separator: str = ", ") -> str:
+    """'2.41x vs eager, 1.30x vs torch.compile, validated on NVIDIA H200' for a report's best (or why there is
+    no speed claim)."""
+    if not best:
         return "no valid candidate"
     if not best.get("timed"):
         return "validated (interpreter), not timed"
@@ -288,7 +289,7 @@ def headline(best: dict[str, Any] | None) -> str:
     if best.get("speedup_vs_compile"):
         parts.append(f"{best['speedup_vs_compile']:.2f}x vs torch.compile")
     gpu = (best.get("env") or {}).get("gpu")
-    return ", ".join(parts) + (f", validated on {gpu}" if gpu else ", validated")
+    return separator.join(parts + [f"validated on {gpu}" if gpu else "validated"])
 
 
 def summary_markdown(report: dict[str, Any]) -> str:

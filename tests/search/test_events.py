@@ -23,6 +23,8 @@ EXAMPLES: dict[str, dict] = {
     "best_improved": {"step": 3, "node": 3, "speedup_vs_eager": None, "speedup_vs_compile": None,
                       "timed": False, "description": "1 Triton kernel(s)", "gpu": None},
     "rule_learned": {"rule": "keep BLOCK_SIZE a power of two", "score": 1},
+    "llm_usage": {"requests": 3, "prompt_tokens": 1200, "completion_tokens": 800, "retries": 1, "seconds": 4.5,
+                  "cost_usd": None},
     "job_finished": {"steps": 20, "valid": 15, "valid_share": 0.75, "best_node": None,
                      "speedup_vs_eager": None, "speedup_vs_compile": None, "timed": False,
                      "interrupted": False, "out": "runs/ref"},
