@@ -26,15 +26,26 @@ $(STAMP): pyproject.toml
 
 EXAMPLE := adaexplore_core/examples/fused_bias_gelu.py
 
-# Until the search lands (issue 4): judge the bundled hand-written candidate, then let the built-in proposer
-# write and judge its own candidates for the same module.
+# The main job on the bundled example: a 12-step AdaExplore search with the built-in proposer (on a CPU-only
+# machine: validity through the Triton interpreter, no timing).
 demo: $(STAMP)
 	rm -rf out/demo
 	$(VENV)/bin/adaexplore optimize $(EXAMPLE) --steps 12 --out out/demo
 	@echo; cat out/demo/summary.md
 
+EXT := vscode-extension
+
+# Python tests, then the VS Code extension's lint, tests (its protocol test drives the real server with the
+# venv's Python) and packaging into $(EXT)/dist/adaexplore.vsix. Without npm the extension part is skipped,
+# loudly.
 test: $(STAMP)
 	$(PY) -m pytest -q
+	@if command -v npm >/dev/null 2>&1; then \
+	  cd $(EXT) && npm ci --no-audit --no-fund --loglevel=error && npm run lint && \
+	  ADAEXPLORE_PYTHON="$(abspath $(PY))" npm test && npm run package; \
+	else \
+	  echo "WARNING: npm not found: the VS Code extension was NOT tested or packaged"; \
+	fi
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(EXT)/node_modules $(EXT)/dist

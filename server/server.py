@@ -257,8 +257,9 @@ class AdaExploreServer(LanguageServer):
 
     async def begin_progress(self, job: Job) -> None:
         token = job.progress_token
-        if not _client_supports(self, "window.work_done_progress"):
-            job.progress_token = None
+        opted_out = isinstance(self.init_options, dict) and self.init_options.get("workDoneProgress") is False
+        if opted_out or not _client_supports(self, "window.work_done_progress"):
+            job.progress_token = None              # e.g. the VS Code extension shows its own cancellable progress
             return
         try:
             await asyncio.wait_for(self.work_done_progress.create_async(token), timeout=10)

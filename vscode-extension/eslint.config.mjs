@@ -1,0 +1,10 @@
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**"] },
+  ...tseslint.configs.recommended,
+  {
+    files: ["test/**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", setTimeout: "readonly" } },
+  },
+);
