@@ -75,7 +75,14 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     },
   };
   client = new LanguageClient("adaexplore", "AdaExplore", serverOptions, clientOptions);
-  await client.start();
+  try {
+    await client.start();
+  } catch (error) {
+    client = undefined;
+    void vscode.window.showErrorMessage(
+      `AdaExplore could not start its language server with ${python} (${String(error)}). Install it there ` +
+      "(pip install 'adaexplore[server]') or choose another interpreter, then run 'AdaExplore: Restart Language Server'.");
+  }
 }
 
 async function restart(context: vscode.ExtensionContext): Promise<void> {
