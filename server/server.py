@@ -423,7 +423,11 @@ def hover_markdown(result: dict[str, Any], state: str, module: ModuleClass, stal
     compatible = best.get("checkpoint_compatible")
     if compatible is not None:
         lines.append(f"\nCheckpoint-compatible (same state_dict keys): {'yes' if compatible else 'no'}")
-    lines.append("\nRoofline fraction: not measured yet.")
+    if timing and timing.get("roofline_fraction") is not None:
+        lines.append(f"\nRoofline (lower bound): {timing['roofline_fraction']:.0%} of the {timing['roofline_bound']} "
+                     f"limit ({timing['peak_gbps']:.0f} GB/s, {timing['peak_tflops']:.1f} fp32 TFLOP/s measured)")
+    elif timing:
+        lines.append("\nRoofline: not measured for this result.")
     lines.append(f"\n{result.get('steps')} candidates judged, {result.get('valid')} valid; "
                  f"{best.get('description', '')}")
     source = result.get("best_source", "")

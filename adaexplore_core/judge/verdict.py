@@ -53,6 +53,12 @@ class Timing:
     iterations: int
     input_sets: int
     compile_note: str = ""
+    roofline_fraction: float | None = None   # lower-bound roofline time / candidate time (see roofline.py)
+    roofline_bound: str = ""                 # "memory" or "compute"
+    min_bytes: int | None = None
+    flops: int | None = None
+    peak_gbps: float | None = None
+    peak_tflops: float | None = None
 
 
 @dataclass

@@ -26,6 +26,7 @@ import torch
 from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task
 from .correctness import (LaunchCounter, Tolerance, aliased_outputs, compare_outputs, is_relative_l2_failure, mutated,
                           relative_l2, snapshot)
+from . import roofline
 from .protocol import JudgeRequest, decode, encode
 from .timing import input_set_count, measure
 from .verdict import VALID, Check, Timing, Verdict, error, invalid
@@ -68,6 +69,8 @@ class Baseline:
     compiled: Any = None
     compiled_model: Any = None
     compile_note: str = ""
+    min_bytes: int | None = None               # the roofline's least traffic and work (see roofline.py)
+    flops: int | None = None
 
 
 @dataclass
@@ -76,6 +79,7 @@ class WorkerState:
     workdir: Path
     tasks: dict[str, Any] = field(default_factory=dict)
     baselines: dict[tuple[str, str], Baseline] = field(default_factory=dict)
+    peaks: dict[str, Any] = field(default_factory=dict)    # device -> roofline.Peaks, measured once
     counter: Any = None
     env: dict[str, Any] = field(default_factory=dict)
     fatal: bool = False
@@ -375,12 +379,13 @@ class Judging:
                 baseline.eager = measure(reference, sets, self.device)
                 if baseline.compiled_model is not None:
                     baseline.compiled = measure(baseline.compiled_model, sets, self.device)
+                self._roofline_inputs(baseline, reference, sample)
             self.state.baselines[key] = baseline
             channel.send(type="clock", running=True)
         with self.gpu(exclusive=True):
             cand = measure(_run_guarded(self.state, candidate), sets, self.device)
         eager, compiled = baseline.eager, baseline.compiled
-        return Timing(
+        timing = Timing(
             candidate_ms=cand.median_ms, candidate_iqr_ms=cand.iqr_ms,
             eager_ms=eager.median_ms, eager_iqr_ms=eager.iqr_ms,
             compile_ms=compiled.median_ms if compiled else None,
@@ -389,6 +394,27 @@ class Judging:
             speedup_vs_compile=(compiled.median_ms / cand.median_ms) if compiled else None,
             iterations=cand.iterations, input_sets=len(sets), compile_note=baseline.compile_note,
         )
+        peaks = self.state.peaks.get(str(self.device))
+        if peaks is not None and baseline.min_bytes is not None and baseline.flops is not None:
+            timing.roofline_fraction, timing.roofline_bound = roofline.fraction(
+                baseline.min_bytes, baseline.flops, peaks, cand.median_ms)
+            timing.min_bytes, timing.flops = baseline.min_bytes, baseline.flops
+            timing.peak_gbps, timing.peak_tflops = peaks.bandwidth_gbps, peaks.fp32_tflops
+        return timing
+
+    def _roofline_inputs(self, baseline: Baseline, reference: Any, sample: list[Any]) -> None:
+        """The task's least bytes and flops, and the device's peaks (once per worker). Best effort: a
+        failure here leaves the roofline out of the verdict, never the timing."""
+        try:
+            inputs = [x.clone() if isinstance(x, torch.Tensor) else x for x in sample]
+            with torch.no_grad():
+                outputs = reference(*inputs)
+            baseline.min_bytes = roofline.min_bytes(inputs, outputs, reference)
+            baseline.flops = roofline.count_flops(reference, inputs)
+            if str(self.device) not in self.state.peaks:
+                self.state.peaks[str(self.device)] = roofline.measure_peaks(self.device)
+        except Exception:  # noqa: BLE001 - e.g. out of memory for the probes, an op FlopCounterMode rejects
+            baseline.min_bytes = baseline.flops = None
 
     def _prepare_baseline(self, reference: Any, sets: list[list[Any]]) -> Baseline:
         """torch.compile the reference and run it once per input set (compilation), without timing."""

@@ -31,6 +31,10 @@ def test_valid_candidate_is_timed_against_eager_and_compile(pool):
     assert t.speedup_vs_eager == pytest.approx(t.eager_ms / t.candidate_ms)
     assert verdict.env["gpu"] and verdict.env["capability"]
     assert any(c.name == "after_timing" and c.passed for c in verdict.checks)
+    # the lower-bound roofline: measured peaks of a datacenter GPU, a fraction in (0, 1.5]
+    assert t.peak_gbps and t.peak_gbps > 100 and t.peak_tflops and t.peak_tflops > 1
+    assert t.min_bytes and t.min_bytes > 0 and t.flops is not None
+    assert t.roofline_bound in ("memory", "compute") and 0 < t.roofline_fraction <= 1.5
 
 
 def test_illegal_address_is_a_verdict_and_the_pool_recovers(pool):
