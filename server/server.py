@@ -115,6 +115,13 @@ class AdaExploreServer(LanguageServer):
         self.settings_loaded = asyncio.Event()
         self._publish_handles: dict[str, asyncio.TimerHandle] = {}
 
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls's default shows every out-of-band error to the user; a request the client cancelled (Neovim
+        cancels a pending code-lens request when it asks again) that then finishes is not one."""
+        if "CANCELLED" in str(error) and "state=cancelled" in str(error):
+            return
+        super().report_server_error(error, source)
+
     # settings, cache
     @property
     def cache(self) -> ResultCache:
