@@ -4,11 +4,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 from .devices import DeviceError, resolve_devices
 from .search.explore import SearchError
 from .search.jobs import ProposerSettings
+
+INTERNAL_ERROR = 3     # exit status of an unexpected failure (0 ok, 1 no valid result, 2 bad input, 130 Ctrl-C)
 from .judge.pool import JudgeConfig, JudgePool
 from .judge.verdict import Verdict
 from .task import TaskError, TaskSpec
@@ -151,6 +154,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         if not args.inputs:
             raise TaskError("give KernelBench-format problem files or folders (or --replot)")
         files = bench.problem_files(args.inputs)
+        if (out / bench.JSON_FILE).exists() and not args.resume:
+            raise TaskError(f"{out / bench.JSON_FILE} exists (an earlier bench); pass --resume to continue it, or "
+                            "choose another --out folder")
         devices = resolve_devices(args.device)
         make_proposer(_proposer_settings(args), devices)
     except (TaskError, DeviceError, SearchError) as e:
@@ -271,7 +277,9 @@ def _cmd_adapt(args: argparse.Namespace) -> int:
     except (DeviceError, LLMError, SearchError, TaskError) as e:
         print(f"adaexplore adapt: {e}", file=sys.stderr)
         return 2
-    out = Path(args.out)
+    out = Path(args.out) / time.strftime("run-%Y%m%d-%H%M%S")      # every run its own folder: nothing clobbered
+    while out.exists():
+        out = out.with_name(out.name + "-")
     memory = rule_memory(Path(args.cache_dir) if args.cache_dir else None, devices)
     try:
         with event_sink(args.events or str(out / "events.jsonl"), progress=not args.quiet) as sink, \
@@ -288,6 +296,7 @@ def _cmd_adapt(args: argparse.Namespace) -> int:
           f"{memory.namespace}")
     for rule in dict.fromkeys(report.rules_learned):
         print(f"  - {rule}")
+    print(f"tasks, searches and adapt.json in {out}")
     if report.stopped:
         print(f"adaexplore adapt: stopped early: {report.stopped}", file=sys.stderr)
         return 1
@@ -342,8 +351,8 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Run the AdaExplore tree search on REFERENCE for --steps candidates "
                                           "(each one judged) and write best.py, report.json, summary.md and the "
                                           "tree to --out. Ctrl-C saves the tree; --resume continues it. Exit "
-                                          "status 0 with a valid candidate, 1 without, 2 on bad input, 130 when "
-                                          "interrupted.")
+                                          "status 0 with a valid candidate, 1 without, 2 on bad input, 3 on an "
+                                          "internal error, 130 when interrupted.")
     optimize.add_argument("reference", help="reference file in KernelBench format, or FILE.py::ClassName")
     optimize.add_argument("--steps", type=_positive_int, default=20, help="candidates to judge (default 20)")
     optimize.add_argument("--out", help="results folder (default: adaexplore-runs/<file stem>)")
@@ -381,7 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
     adapt_cmd.add_argument("--examples", help="a folder of level-1-style example tasks for the prompt (e.g. "
                                               "KernelBench level 1); default: a built-in example")
     adapt_cmd.add_argument("--device", default="auto", help="as for optimize")
-    adapt_cmd.add_argument("--out", default="adaexplore-adapt", help="tasks, searches and adapt.json go here")
+    adapt_cmd.add_argument("--out", default="adaexplore-adapt",
+                           help="each run writes its tasks, searches and adapt.json to OUT/run-<time>")
     adapt_cmd.add_argument("--events", help="events file (default: OUT/events.jsonl)")
     adapt_cmd.add_argument("--cache-dir", help="where the rule memory lives (default: ADAEXPLORE_CACHE_DIR, else "
                                                "~/.cache/adaexplore)")
@@ -452,6 +462,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:                    # output piped into head and the like: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:
+        print(f"adaexplore {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - a bug or an environment failure: said plainly, never as "no result"
+        import traceback
+        traceback.print_exc()
+        print(f"adaexplore {args.command}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        return INTERNAL_ERROR
 
 
 if __name__ == "__main__":

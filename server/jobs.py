@@ -1,7 +1,7 @@
 """Search jobs of the language server: each one is ``adaexplore optimize ... --events -`` in a subprocess of
 its own process group (cancel = interrupt the group, then kill it), read event by event from its stdout.
 
-Jobs that want the same device wait in that device's queue (one search per GPU at a time). The server
+Jobs wait in a queue per device kind (one search on the CPU and one on the GPUs at a time; see device_key). The server
 process itself never imports torch: the engine runs in the subprocess, with the interpreter the server
 runs on (the user's environment).
 """
@@ -55,6 +55,7 @@ class Job:
     process: asyncio.subprocess.Process | None = None
     progress_token: str | None = None
     cancel_requested: bool = False
+    ended: bool = False              # the end was announced (listener called with event=None)
 
     @property
     def out(self) -> Path:
@@ -91,7 +92,7 @@ class JobManager:
 
     def busy(self, device: str) -> bool:
         """Whether a search holds ``device`` now (a new job there waits)."""
-        lock = self._locks.get(device)
+        lock = self._locks.get(device_key(device))
         return lock is not None and lock.locked()
 
     def start(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str] | None = None) -> Job:
@@ -112,12 +113,11 @@ class JobManager:
         return command
 
     async def _run(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str]) -> None:
-        lock = self._locks.setdefault(job.device, asyncio.Lock())
+        lock = self._locks.setdefault(device_key(job.device), asyncio.Lock())
         try:
             async with lock:                       # one search per device at a time
                 if job.cancel_requested:
-                    job.state, job.message = CANCELLED, "cancelled before it started"
-                    return
+                    return                         # cancelled while it waited: cancel() ended it
                 job.state = RUNNING
                 await self._notify(job, None if not job.events else job.events[-1])
                 await self._follow(job, reference, cwd, env_extra)
@@ -126,7 +126,9 @@ class JobManager:
         finally:
             if job.state in (QUEUED, RUNNING):
                 job.state = FAILED
-            await self._notify(job, None)
+            if not job.ended:
+                job.ended = True
+                await self._notify(job, None)
 
     async def _follow(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str]) -> None:
         # the key reaches only the engine process of an LLM search (its judge workers scrub it again)
@@ -143,6 +145,8 @@ class JobManager:
             os.setpriority(os.PRIO_PROCESS, job.process.pid, ENGINE_NICENESS)
         except (OSError, AttributeError):
             pass
+        if job.cancel_requested:               # cancelled while the process was being created
+            self._interrupt(job)
         stderr_task = asyncio.ensure_future(job.process.stderr.read())
         fatal = ""
         async for raw in job.process.stdout:
@@ -170,7 +174,7 @@ class JobManager:
             job.state, job.message = CANCELLED, "cancelled"
         elif code == 0:
             job.state, job.message = DONE, "finished"
-        elif code == 1:
+        elif code == 1 and (job.out / "report.json").exists():
             job.state, job.message = DONE, "finished without a valid candidate"
         else:
             tail = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit status {code}"
@@ -190,11 +194,19 @@ class JobManager:
         if job is None or job.state not in (QUEUED, RUNNING):
             return job
         job.cancel_requested = True
+        if job.state == QUEUED:                     # never started: it ends now, not when the device frees up
+            job.state, job.message, job.ended = CANCELLED, "cancelled before it started", True
+            asyncio.ensure_future(self._notify(job, None))
+            return job
+        self._interrupt(job)
+        return job
+
+    @staticmethod
+    def _interrupt(job: Job) -> None:
         process = job.process
         if process is not None and process.returncode is None:
             _signal_group(process.pid, signal.SIGINT)
             asyncio.get_event_loop().call_later(INTERRUPT_GRACE_S, _kill_if_alive, process)
-        return job
 
     async def shutdown(self) -> None:
         for job in list(self.jobs.values()):
@@ -205,6 +217,12 @@ class JobManager:
                     await asyncio.wait_for(job.process.wait(), timeout=INTERRUPT_GRACE_S)
                 except asyncio.TimeoutError:
                     _kill_if_alive(job.process)
+
+
+def device_key(device: str) -> str:
+    """The queue a job waits in: the CPU, or the GPUs. "auto", "cuda" and "cuda:N" may name the same GPU, and
+    resolving them would mean asking torch, so every GPU search shares one queue (conservative)."""
+    return "cpu" if device.strip().lower() == "cpu" else "gpu"
 
 
 def _signal_group(pid: int, sig: int) -> None:

@@ -38,8 +38,26 @@ def reference_name(class_name: str, taken: set[str]) -> str:
     return name
 
 
+def _assigned_names(node: ast.AST) -> list[str]:
+    """The names a top-level assignment binds (``a = b = 1``, ``A, B = 1, 2``); [] when not only names."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    names: list[str] = []
+    for target in targets:
+        elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        if not all(isinstance(e, ast.Name) for e in elements):
+            return []
+        names += [e.id for e in elements]
+    return names
+
+
+def _is_main_guard(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "__name__" in ast.unparse(node.test) and "__main__" in ast.unparse(node.test)
+
+
 def _segments(best: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """(import statements, [(defined name, source segment)]) of best.py's top level, in order."""
+    """(import statements, [(defined names joined by ",", source segment)]) of best.py's top level, in order.
+    An ``if __name__ == "__main__":`` block is left out; any other statement with effects at import is
+    refused (Apply would make the user's module run it)."""
     try:
         tree = ast.parse(best)
     except SyntaxError as e:
@@ -55,14 +73,15 @@ def _segments(best: str) -> tuple[list[str], list[tuple[str, str]]]:
             imports.append(segment)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             definitions.append((node.name, segment))
-        elif isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
-            definitions.append((node.targets[0].id, segment))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            definitions.append((node.target.id, segment))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _assigned_names(node):
+            definitions.append((",".join(_assigned_names(node)), segment))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue                                   # a docstring
+        elif _is_main_guard(node):
+            continue                                   # never runs when the module is imported
         else:
-            definitions.append(("", segment))
+            raise PatchError(f"the result runs a statement at import (line {node.lineno}: "
+                             f"{segment.splitlines()[0][:80]!r}); Apply will not add it to your module")
     if not any(name == "ModelNew" for name, _ in definitions):
         raise PatchError("the result file has no ModelNew class")
     return imports, definitions
@@ -143,10 +162,8 @@ def build_edits(text: str, module: ModuleClass, best: str, encoding: str = "utf-
             segment = _rename(segment, "ModelNew", module.name)
             added.append(f"# AdaExplore: the Triton version of {module.name}; the original is {old_name} above.\n"
                          + segment)
-        elif name and name in taken:
+        elif set(name.split(",")) <= taken:
             continue                                   # copied from the document: already there
-        elif not name:
-            continue                                   # other top-level statements of best.py: not carried
         else:
             added.append(segment)
     present = _top_level_imports(document)

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import importlib.metadata
 import os
+import shutil
 import sys
 import uuid
 from dataclasses import dataclass, fields
@@ -258,6 +259,7 @@ class AdaExploreServer(LanguageServer):
                   workdir=workdir, inputs_text=analysis.inputs_text(text, module),
                   fingerprint=environment_fingerprint(self.settings))
         job.progress_token = f"adaexplore-{job.id}-{uuid.uuid4().hex[:6]}"
+        self.jobs.jobs[job.id] = job                # taken before the first await: a second click is refused
         await self.begin_progress(job)
         self.jobs.start(job, reference, cwd)
         return job.summary()
@@ -302,12 +304,15 @@ class AdaExploreServer(LanguageServer):
 
     async def finish_job(self, job: Job) -> str:
         if job.state == CANCELLED:
+            shutil.rmtree(job.workdir, ignore_errors=True)
             return f"{job.class_name}: cancelled"
         if job.state == FAILED:
             self.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Error, message=f"AdaExplore could not optimize {job.class_name}: {job.message}"))
+                type=types.MessageType.Error, message=f"AdaExplore could not optimize {job.class_name}: {job.message} "
+                                                      f"(files kept in {job.workdir})"))
             return f"{job.class_name}: failed"
         result = read_result(job)
+        shutil.rmtree(job.workdir, ignore_errors=True)     # the result is cached; the run folder is not needed
         if result is None or not result.get("best"):
             self.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..judge.protocol import scrubbed_environment
 from ..proposers.base import ProposalError, ProposerUnavailable
 from ..proposers.llm.extract import ExtractionError, first_code_block
 from ..task import TaskError, TaskSpec
@@ -100,7 +101,7 @@ def validate_task(path: Path, python: str = sys.executable) -> str:
     code = VALIDATE.format(folder=str(path.parent), path=str(path))
     try:
         done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=VALIDATION_TIMEOUT_S,
-                              cwd=path.parent)
+                              cwd=path.parent, env=scrubbed_environment())   # model-written code: no keys
     except subprocess.TimeoutExpired:
         return f"the task did not finish within {VALIDATION_TIMEOUT_S} s"
     if done.returncode != 0 or done.stdout.strip() != "ok":

@@ -38,10 +38,23 @@ class Rule:
     updated: float = field(default_factory=time.time)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Rule":
+    def from_dict(cls, data: Any) -> "Rule":
+        """A rule from JSON; ValueError for anything that is not one."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a rule must be an object, not {type(data).__name__}")
         known = {k: data[k] for k in ("text", "score", "ops", "kinds", "source", "created", "updated") if k in data}
         if not isinstance(known.get("text"), str) or not known["text"].strip():
             raise ValueError("a rule needs a non-empty text")
+        if not isinstance(known.get("score", 1), int) or isinstance(known.get("score"), bool):
+            raise ValueError(f"a rule's score must be a whole number: {known.get('score')!r}")
+        for key in ("ops", "kinds"):
+            if not isinstance(known.get(key, []), list) or not all(isinstance(x, str) for x in known.get(key, [])):
+                raise ValueError(f"a rule's {key} must be a list of strings")
+        for key in ("created", "updated"):
+            if not isinstance(known.get(key, 0.0), (int, float)):
+                raise ValueError(f"a rule's {key} must be a number")
+        if not isinstance(known.get("source", ""), str):
+            raise ValueError("a rule's source must be a string")
         return cls(**known)
 
 
@@ -158,13 +171,18 @@ class RuleMemory:
         text = " ".join(text.split())
         if not text:
             raise ValueError("empty rule")
+        same_as = None                     # asked outside the write lock: the model may take seconds
+        if self.duplicate_check is not None:
+            current = self._load()
+            if not any(similar(r.text, text) for r in current):
+                close = [r for r in current if difflib.SequenceMatcher(None, normalize(r.text),
+                                                                       normalize(text)).ratio() >= 0.5]
+                same_as = next((r.text for r in close if self.duplicate_check(r.text, text)), None)
         with self._cache.transact():
             rules = self._load()
             match = next((r for r in rules if similar(r.text, text)), None)
-            if match is None and self.duplicate_check is not None:
-                close = [r for r in rules if difflib.SequenceMatcher(None, normalize(r.text),
-                                                                     normalize(text)).ratio() >= 0.5]
-                match = next((r for r in close if self.duplicate_check(r.text, text)), None)
+            if match is None and same_as is not None:
+                match = next((r for r in rules if r.text == same_as), None)
             if match is not None:
                 match.score += score
                 match.ops = sorted(set(match.ops) | set(ops))

@@ -1,7 +1,8 @@
 """The Proposer protocol shared by the built-in and the LLM proposers.
 
 A request carries the task, the step kind ("large": a new structure; "small": refine the parent), the
-parent with its verdict and feedback, a pool of diverse good candidates, and the validity rules to respect.
+parent with its verdict and feedback, a pool (for a large step: the best kernel of each branch; for a small
+step: the recent attempts), and the validity rules to respect.
 The answer is candidate source plus a one-line description. Plain data, JSON-friendly.
 """
 from __future__ import annotations
@@ -43,6 +44,7 @@ class ProposalRequest:
     pool: list[Candidate] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
     seed: int = 0
+    branch: int = 0                 # how many children the expanded node has already (0: its first)
 
     def __post_init__(self) -> None:
         if self.step not in (LARGE, SMALL):

@@ -66,7 +66,8 @@ def problem_entry(path: Path, result: Any | None, error: str = "") -> dict[str, 
     entry: dict[str, Any] = {"problem": str(path), "name": path.stem, "supported": result is not None,
                              "error": error, "steps": 0, "valid_candidates": 0, "valid": False,
                              "timed": False, "best_vs_eager": None, "best_vs_compile": None,
-                             "first_vs_eager": None, "first_vs_compile": None, "best_description": "",
+                             "first_vs_eager": None, "first_vs_compile": None, "first_valid": False,
+                             "best_description": "",
                              "gpu": None, "interrupted": False}
     if result is None:
         return entry
@@ -81,7 +82,8 @@ def problem_entry(path: Path, result: Any | None, error: str = "") -> dict[str, 
                      best_description=best.description, gpu=(best.verdict.get("env") or {}).get("gpu"))
     first = judged[0] if judged else None
     if first is not None and first.valid:
-        entry.update(first_vs_eager=speedup_of(first.verdict), first_vs_compile=speedup_of(first.verdict, "compile"))
+        entry.update(first_valid=True, first_vs_eager=speedup_of(first.verdict),
+                     first_vs_compile=speedup_of(first.verdict, "compile"))
     return entry
 
 
@@ -101,6 +103,8 @@ def summarize(entries: list[dict[str, Any]], key: str = "best") -> dict[str, Any
     """The paper's metrics over all problems (unsupported and invalid ones count as failures). A problem
     whose search was interrupted is left out until ``--resume`` finishes it."""
     entries = [e for e in entries if not e.get("interrupted")]
+    if key == "first":                 # the single shot: valid only when the first candidate was
+        entries = [{**e, "valid": bool(e.get("first_valid"))} for e in entries]
     n = len(entries)
     valid = [e for e in entries if e["valid"]]
     timed = n > 0 and all(e["timed"] for e in valid) and bool(valid)

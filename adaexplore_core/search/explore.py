@@ -30,6 +30,7 @@ from .tree import LARGE, ROOT, Node, SearchConfig, Tree, speedup_of
 TREE_FILE, BEST_FILE, REPORT_FILE, SUMMARY_FILE = "tree.json", "best.py", "report.json", "summary.md"
 DUPLICATE_RETRIES = 4          # new seeds tried when a proposal repeats an earlier candidate
 PROPOSAL_FAILURES_ALLOWED = 5  # consecutive proposer errors before the search gives up
+RECENT_FOR_SMALL_STEPS = 4     # recent judged candidates a small step's request carries
 
 
 class SearchError(Exception):
@@ -182,21 +183,23 @@ class Search:
         if earlier is not None:
             self._record(child.id, earlier.verdict, duplicate_of=earlier.id)
             return
-        self.save()
         if twin is not None:         # the same source is with the judge already: share its verdict
             child.duplicate_of = twin[0]
+        self.save()
+        if twin is not None:
             self.in_flight.append((child.id, twin[1]))
             return
         self.in_flight.append((child.id, self.pool.submit(self.task, proposal.source)))
 
     def _request(self, node: Node, kind: str, rng: random.Random) -> ProposalRequest:
         parent = candidate_of(node) if node.id != ROOT else None
-        pool = []
         if kind == LARGE:          # the best of each branch, then what the judge has now (so as not to repeat it)
             pool = [candidate_of(n) for n in self.tree.pool(node)] + \
                 [candidate_of(self.tree.nodes[i]) for i, _ in self.in_flight]
+        else:                      # a refinement sees the most recent attempts and their verdicts
+            pool = [candidate_of(n) for n in self.tree.judged()[-RECENT_FOR_SMALL_STEPS:]]
         return ProposalRequest(task=self.task, step=kind if parent is not None else LARGE, parent=parent,
-                               pool=pool, rules=self.rules, seed=rng.getrandbits(32))
+                               pool=pool, rules=self.rules, seed=rng.getrandbits(32), branch=len(node.children))
 
     def _record(self, node_id: int, verdict: dict[str, Any], duplicate_of: int | None = None) -> None:
         reward = self.tree.record(node_id, verdict, duplicate_of)

@@ -209,7 +209,7 @@ def test_seeded_proposer_starts_with_builtin_branches(server, good_kernel):
     task = TaskSpec.parse(str(REFERENCE))
     first = seeded.propose(ProposalRequest(task=task))
     assert "builtin" in first.meta and not server.requests
-    second = seeded.propose(ProposalRequest(task=task))
+    second = seeded.propose(ProposalRequest(task=task, branch=1))       # the second root branch
     assert "llm" in second.meta and len(server.requests) == 1
 
 
@@ -402,7 +402,9 @@ def test_adapt_end_to_end_builds_rules(tmp_path):
              str(tmp_path / "cache"), "--quiet"],
             capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
         assert done.returncode == 0, done.stderr
-        report = json.loads((tmp_path / "adapt" / "adapt.json").read_text())
+        runs = list((tmp_path / "adapt").glob("run-*"))
+        assert len(runs) == 1
+        report = json.loads((runs[0] / "adapt.json").read_text())
         assert report["tasks_written"] == 2 and len(report["tasks_rejected"]) == 1
         assert "nonsense" in report["tasks_rejected"][0]                     # validated by running it
         assert report["candidates"] == 6 and report["failures"] >= 4

@@ -178,3 +178,29 @@ def test_ops_of():
                  "@triton.jit\ndef k(p):\n    tl.dot(a, b)\n")
     assert {"gelu", "linear", "conv2d", "conv", "triton", "tl.dot"} <= ops
     assert normalize("You `cannot` DO this!") == "you cannot do this"
+
+
+@pytest.mark.parametrize("item, message", [
+    ("just text", "must be an object"), ({"text": "You cannot x.", "score": None}, "whole number"),
+    ({"text": "You cannot x.", "ops": "tl.dot"}, "list of strings"), ({"score": 2}, "non-empty text"),
+])
+def test_malformed_imports_are_value_errors(memory, item, message):
+    with pytest.raises(ValueError, match=message):
+        memory.import_rules({"version": 1, "rules": [item]})
+
+
+def test_the_llm_duplicate_check_runs_outside_the_write_lock(tmp_path):
+    """While the model is asked, another writer (another editor) can still add rules."""
+    other = RuleMemory(tmp_path, NS)
+    seen = []
+
+    def slow_same(a, b):
+        other.add("You cannot use recursion inside a @triton.jit function.")     # would deadlock inside the lock
+        seen.append((a, b))
+        return False
+
+    m = RuleMemory(tmp_path, NS, duplicate_check=slow_same)
+    m.add("You cannot store a float64 value into a float32 pointer without a cast.")
+    m.add("You cannot write float64 data through a float32 pointer unless you cast first.")
+    assert seen and any("recursion" in r.text for r in m.rules())
+    m.close(), other.close()

@@ -22,7 +22,7 @@ def entry(name: str, eager: float | None, compile_: float | None = None, *, supp
     valid = eager is not None
     return {"problem": f"x/{name}.py", "name": name, "supported": supported, "error": "" if supported else "nope",
             "steps": 5, "valid_candidates": 3 if valid else 0, "valid": valid, "timed": valid,
-            "best_vs_eager": eager, "best_vs_compile": compile_, "first_vs_eager": first,
+            "best_vs_eager": eager, "best_vs_compile": compile_, "first_vs_eager": first, "first_valid": first is not None,
             "first_vs_compile": None, "best_description": "d" if valid else "", "gpu": "G",
             "interrupted": interrupted}
 
@@ -118,6 +118,9 @@ def test_bench_command_on_cpu(tmp_path):
     assert (out / "problems" / "proposers__log_softmax" / "best.py").exists()
     assert "Not timed" in (out / bench.MARKDOWN_FILE).read_text()
     assert "Traceback" not in result.stderr
+    again = _cli(str(DATA / "log_softmax.py"), "--steps", "2", "--out", str(out), "--device", "cpu", "--quiet")
+    assert again.returncode == 2 and "--resume" in again.stderr                  # nothing overwritten
+    assert json.loads((out / bench.JSON_FILE).read_text()) == data
 
 
 def test_bench_command_bad_input(tmp_path):
@@ -125,3 +128,10 @@ def test_bench_command_bad_input(tmp_path):
     missing = _cli(str(tmp_path / "nope.py"), "--out", str(tmp_path / "b"), "--device", "cpu")
     assert missing.returncode == 2 and "not a file or folder" in missing.stderr
     assert _cli("--out", str(tmp_path / "c")).returncode == 2                  # nothing to run
+
+
+def test_single_shot_accuracy_counts_only_valid_first_candidates():
+    entries = [entry("1_a", 2.0, first=1.5), entry("3_b", 1.3), entry("5_c", 1.1)]      # only 1_a's first was valid
+    data = bench.report(entries, steps=5)
+    assert data["summary"]["accuracy"] == 1.0
+    assert data["single_shot"]["accuracy"] == pytest.approx(1 / 3)

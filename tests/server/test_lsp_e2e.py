@@ -376,6 +376,10 @@ async def test_one_search_per_device_and_cancel_from_the_progress(client: Langua
     begin = client.progress_reports[tokens[0]][0]
     assert isinstance(begin, types.WorkDoneProgressBegin) and begin.message.startswith("waiting for cpu")
     client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=tokens[0]))
+    await asyncio.sleep(0.3)
+    jobs = {j["id"]: j for j in await run_command(client, "adaexplore.listJobs")}
+    assert jobs[second["id"]]["state"] == "cancelled", jobs                # at once, not when the cpu frees up
+    assert jobs[first["id"]]["state"] == "running", jobs
     assert (await wait_for_job(client, second["id"]))["state"] == "cancelled"
     assert (await wait_for_job(client, first["id"]))["state"] == "done"
     await asyncio.sleep(0.2)

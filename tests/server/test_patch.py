@@ -34,7 +34,7 @@ SMALL_BEST = textwrap.dedent('''\
     import triton
     import triton.language as tl
 
-    torch.manual_seed(0)
+    BLOCK_A, BLOCK_B = 128, 256
 
 
     @triton.autotune(
@@ -306,7 +306,7 @@ def test_definitions_carried_once_and_other_statements_dropped():
     for name in ("double_kernel", "double", "fresh_helper", "FACTOR", "Block", "Model", "ModelReference"):
         assert names.count(name) == 1, name
     assert "FACTOR = 3.0" in text and "FACTOR = 2.0" not in text        # the document's value stays
-    assert "torch.manual_seed(0)" not in text
+    assert "BLOCK_A, BLOCK_B = 128, 256" in text                         # tuple assignments are carried
     assert "__main__" not in text
     assert "best.py's docstring" not in text
     assert "@triton.autotune(\n    configs=[" in text and '    key=["n"],\n)\n@triton.jit\ndef double_kernel(' in text
@@ -500,7 +500,8 @@ def test_unicode_document_patches_the_same_in_every_encoding():
     assert reference == class_source(UNICODE_DOC, "Model").replace("class Model(", "class ModelReference(") \
         .replace("super(Model, self)", "super(ModelReference, self)")
     assert '@register("😀")\nclass ModelReference(nn.Module):  # é😀' in text
-    assert 'return x * len("😀中é")  # the last line ends after emoji 😀😀\n\n\n@triton.autotune(' in text
+    assert 'return x * len("😀中é")  # the last line ends after emoji 😀😀\n\n\nBLOCK_A, BLOCK_B = 128, 256\n\n\n' \
+        '@triton.autotune(' in text
     assert text.endswith('\n\nafter = Model(3)  # 😀 after the class\n')
     assert text.startswith('"""Café ☕, emoji 😀, 中文 before the class."""\nimport torch.nn as nn\nimport torch\n')
     assert 'GREETING = "😀😀 héllo 中文"  # 😀' in text
@@ -528,3 +529,9 @@ def test_apply_edits_in_each_encoding(encoding):
              TextEdit(at(2, 4), at(2, 4), "!")]
     assert patch.apply_edits(text, edits, encoding) == "a[E]b é中+c\nlast!"
     assert patch.apply_edits(text, [], encoding) == text
+
+
+def test_statements_with_effects_at_import_are_refused():
+    best = SMALL_BEST.replace("BLOCK_A, BLOCK_B = 128, 256", "torch.manual_seed(0)")
+    with pytest.raises(PatchError, match=r"runs a statement at import \(line \d+: 'torch.manual_seed\(0\)'\)"):
+        patch.build_edits(RENAME_DOC, module_named(RENAME_DOC, "Model"), best)

@@ -146,9 +146,7 @@ def _text_of(response: Any) -> str:
     if not choices:
         raise ValueError("no choices in the reply")
     content = choices[0].message.content
-    if not isinstance(content, str):
-        raise ValueError("the reply has no text content")
-    return content
+    return content if isinstance(content, str) else ""     # a refusal or an empty reply: the proposal fails
 
 
 def _backoff(attempt: int, error: Exception, rng: random.Random, base_s: float = BACKOFF_BASE_S) -> float:
@@ -157,7 +155,7 @@ def _backoff(attempt: int, error: Exception, rng: random.Random, base_s: float =
     header = response.headers.get("retry-after") if response is not None and response.headers else None
     if header:
         try:
-            return min(float(header), BACKOFF_MAX_S, max(base_s * 4, 0.0))
+            return min(max(float(header), 0.0), BACKOFF_MAX_S)
         except ValueError:
             pass
     return min(base_s * (2 ** attempt), BACKOFF_MAX_S) * (0.5 + rng.random() / 2)

@@ -63,27 +63,24 @@ def _idea(reply: str, default: str) -> str:
 
 class SeededProposer:
     """The built-in proposer for the first ``seeds`` branches from the root (when it supports the module),
-    the LLM for everything else."""
+    the LLM for everything else. Which branch a request opens comes with the request, so a resumed search
+    decides exactly as the uninterrupted one."""
 
     name = "llm"
 
     def __init__(self, builtin: Proposer, llm: LLMProposer, seeds: int = 2) -> None:
         self.builtin, self.llm, self.seeds = builtin, llm, seeds
-        self._seeded = 0
-        self._builtin_failed = False
 
     @property
     def client(self) -> LLMClient:
         return self.llm.client
 
     def propose(self, request: ProposalRequest) -> Proposal:
-        if request.parent is None and self._seeded < self.seeds and not self._builtin_failed:
+        if request.parent is None and request.branch < self.seeds:
             try:
-                proposal = self.builtin.propose(request)
-                self._seeded += 1
-                return proposal
+                return self.builtin.propose(request)
             except ProposalError:
-                self._builtin_failed = True        # unsupported module: the LLM writes every candidate
+                pass                                # unsupported module: the LLM writes this one
         return self.llm.propose(request)
 
 
