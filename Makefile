@@ -36,7 +36,7 @@ demo: $(STAMP)
 EXT := vscode-extension
 
 # Python tests, then the VS Code extension's lint, tests (its protocol test drives the real server with the
-# venv's Python) and packaging into $(EXT)/dist/adaexplore.vsix. Without npm the extension part is skipped,
+# venv's Python) and packaging into $(EXT)/dist/adaexplore-<version>.vsix. Without npm the extension part is skipped,
 # loudly.
 test: $(STAMP)
 	$(PY) -m pytest -q
