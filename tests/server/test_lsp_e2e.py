@@ -423,3 +423,18 @@ async def test_llm_proposer_from_the_editor_settings(llm_client: LanguageClient,
         assert fake.requests and fake.requests[0]["model"] == "fake-coder"
         assert {k.lower(): v for k, v in fake.headers[0].items()}["authorization"] == "Bearer sk-editor"
     assert (cache / "rules").is_dir()
+
+
+@pytest.mark.asyncio
+async def test_an_unsaved_untitled_document_can_be_optimized(client: LanguageClient):
+    """VS Code's untitled buffers have no file: the engine gets a snapshot of the text."""
+    uri = "untitled:Untitled-1"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="python", version=1, text=MODULE)))
+    job = await run_command(client, "adaexplore.optimize", uri, "Scale")
+    assert "error" not in job, job
+    assert (await wait_for_job(client, job["id"]))["state"] == "done"
+    assert (await lenses(client, uri))[0] == "⚡ validated (interpreter), not timed"
+    applied = await run_command(client, "adaexplore.apply", uri, "Scale")
+    assert applied.get("applied") is True, applied
+    assert list(client.recorder.edits[-1].edit.changes) == [uri]
