@@ -4,7 +4,8 @@ job runs, and the server's resident memory when idle.
     python benchmarks/lsp_latency.py [--requests 200] [--device cpu] [--out results.json]
 
 The client is pygls's own (the JSON-RPC stack pytest-lsp uses) over stdio; latency is the wall time from
-sending a request to its response, measured in the client (its garbage collector paused while measuring). RSS is VmRSS of the server process from /proc.
+sending a request to its response, measured in the client (its garbage collector paused while measuring).
+RSS is VmRSS of the server process from /proc.
 """
 from __future__ import annotations
 

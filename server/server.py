@@ -594,9 +594,8 @@ def create_server() -> AdaExploreServer:
                 result, state = ls.result_for(uri, text, module)
                 if result is None or not result.get("best"):
                     return None
-                return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                                value=hover_markdown(result, state, module,
-                                                                                   ls.stale_reason(text, module, result))),
+                markdown = hover_markdown(result, state, module, ls.stale_reason(text, module, result))
+                return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
                                    range=_lsp_range(r))
         return None
 

@@ -96,14 +96,15 @@ class Search:
     def save(self) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
         _write_atomic(self.out / TREE_FILE, json.dumps(
-            {"task": self.task.key(), "reference": reference_name(self.task), "seed": self.seed, "proposer": self.proposer.name,
-             "tree": self.tree.to_dict()}))
+            {"task": self.task.key(), "reference": reference_name(self.task), "seed": self.seed,
+             "proposer": self.proposer.name, "tree": self.tree.to_dict()}))
 
     # the loop
     def run(self) -> SearchResult:
         resumed = len(self.tree.judged())
-        self.events.emit("job_started", task=reference_name(self.task), steps=self.steps, proposer=self.proposer.name,
-                         devices=list(self.devices), out=str(self.out), resumed_steps=resumed)
+        self.events.emit("job_started", task=reference_name(self.task), steps=self.steps,
+                         proposer=self.proposer.name, devices=list(self.devices), out=str(self.out),
+                         resumed_steps=resumed)
         for node in self.tree.pending():          # an interrupted run's candidates: judge them again
             original = self.tree.nodes.get(node.duplicate_of) if node.duplicate_of is not None else None
             if original is not None and original.verdict is not None:   # judged since: reuse, in queue order
@@ -260,7 +261,8 @@ def write_outputs(search: Search, result: SearchResult) -> dict[str, Any]:
     best = result.best
     valid = [n for n in judged if n.valid]
     report: dict[str, Any] = {
-        "task": reference_name(search.task), "task_key": search.task.key(), "class": search.task.class_name, "proposer": search.proposer.name,
+        "task": reference_name(search.task), "task_key": search.task.key(), "class": search.task.class_name,
+        "proposer": search.proposer.name,
         "seed": search.seed, "steps_requested": search.steps, "steps": len(judged), "valid": len(valid),
         "valid_share": len(valid) / len(judged) if judged else 0.0, "interrupted": result.interrupted,
         "stopped_reason": result.stopped_reason, "devices": list(search.devices),
@@ -306,7 +308,8 @@ def summary_markdown(report: dict[str, Any]) -> str:
              f"- best: {headline(report['best'])}"]
     if report["best"]:
         lines.append(f"  node {report['best']['node']}: {report['best']['description']} -> `best.py`")
-    lines += ["", "| node | parent | step | verdict | vs eager | vs compile | description |", "|---|---|---|---|---|---|---|"]
+    lines += ["", "| node | parent | step | verdict | vs eager | vs compile | description |",
+              "|---|---|---|---|---|---|---|"]
     for c in report["candidates"]:
         fmt = lambda x: f"{x:.2f}x" if x else "-"  # noqa: E731
         verdict = c["verdict"] if c["verdict"] == "valid" else f"{c['verdict']} ({c['stage']})"
