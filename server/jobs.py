@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+from adaexplore_core.devices import cuda_device_count
 from adaexplore_core.search.events import EventError, parse_line
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -85,6 +86,7 @@ class JobManager:
         self.jobs: dict[str, Job] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task] = set()
+        self._gpus: int | None = None          # GPUs the engine's torch sees (asked once, for "auto")
 
     def running_for(self, uri: str, class_name: str) -> Job | None:
         return next((j for j in self.jobs.values() if j.uri == uri and j.class_name == class_name
@@ -92,7 +94,7 @@ class JobManager:
 
     def busy(self, device: str) -> bool:
         """Whether a search holds ``device`` now (a new job there waits)."""
-        lock = self._locks.get(device_key(device))
+        lock = self._locks.get(device_key(device, self._gpus))
         return lock is not None and lock.locked()
 
     def start(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str] | None = None) -> Job:
@@ -112,8 +114,14 @@ class JobManager:
             command += ["--cache-dir", job.cache_dir]
         return command
 
+    async def queue_key(self, device: str) -> str:
+        """"cpu" or "gpu"; "auto" is resolved once (a subprocess asks torch how many GPUs it sees)."""
+        if device.strip().lower() == "auto" and self._gpus is None:
+            self._gpus = await asyncio.get_running_loop().run_in_executor(None, cuda_device_count, self.python)
+        return device_key(device, self._gpus)
+
     async def _run(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str]) -> None:
-        lock = self._locks.setdefault(device_key(job.device), asyncio.Lock())
+        lock = self._locks.setdefault(await self.queue_key(job.device), asyncio.Lock())
         try:
             async with lock:                       # one search per device at a time
                 if job.cancel_requested:
@@ -219,10 +227,13 @@ class JobManager:
                     _kill_if_alive(job.process)
 
 
-def device_key(device: str) -> str:
-    """The queue a job waits in: the CPU, or the GPUs. "auto", "cuda" and "cuda:N" may name the same GPU, and
-    resolving them would mean asking torch, so every GPU search shares one queue (conservative)."""
-    return "cpu" if device.strip().lower() == "cpu" else "gpu"
+def device_key(device: str, gpus: int | None = None) -> str:
+    """The queue a job waits in: the CPU, or the GPUs. "cuda" and "cuda:N" (and "auto" with GPUs) may name the
+    same GPU, so every GPU search shares one queue (conservative); "auto" without GPUs is the CPU."""
+    d = device.strip().lower()
+    if d == "cpu" or (d == "auto" and gpus == 0):
+        return "cpu"
+    return "gpu"
 
 
 def _signal_group(pid: int, sig: int) -> None:
