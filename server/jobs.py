@@ -1,13 +1,14 @@
 """Search jobs of the language server: each one is ``adaexplore optimize ... --events -`` in a subprocess of
 its own process group (cancel = interrupt the group, then kill it), read event by event from its stdout.
 
-Jobs wait in a queue per device kind (one search on the CPU and one on the GPUs at a time; see device_key). The server
+Jobs wait in per-device queues (one search per GPU and one on the CPU at a time; see queue_keys). The server
 process itself never imports torch: the engine runs in the subprocess, with the interpreter the server
 runs on (the user's environment).
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -93,9 +94,9 @@ class JobManager:
                      and j.state in (QUEUED, RUNNING)), None)
 
     def busy(self, device: str) -> bool:
-        """Whether a search holds ``device`` now (a new job there waits)."""
-        lock = self._locks.get(device_key(device, self._gpus))
-        return lock is not None and lock.locked()
+        """Whether a search holds (part of) ``device`` now, so a new job there waits."""
+        return any(self._locks.get(k) is not None and self._locks[k].locked()
+                   for k in queue_keys(device, self._gpus))
 
     def start(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str] | None = None) -> Job:
         self.jobs[job.id] = job
@@ -114,16 +115,19 @@ class JobManager:
             command += ["--cache-dir", job.cache_dir]
         return command
 
-    async def queue_key(self, device: str) -> str:
-        """"cpu" or "gpu"; "auto" is resolved once (a subprocess asks torch how many GPUs it sees)."""
-        if device.strip().lower() == "auto" and self._gpus is None:
+    async def queue_keys(self, device: str) -> list[str]:
+        """The queues a search on ``device`` holds (see queue_keys); the GPU count is asked once, from a
+        subprocess of the engine's Python (the server never imports torch)."""
+        if device.strip().lower() != "cpu" and self._gpus is None:
             self._gpus = await asyncio.get_running_loop().run_in_executor(None, cuda_device_count, self.python)
-        return device_key(device, self._gpus)
+        return queue_keys(device, self._gpus)
 
     async def _run(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str]) -> None:
-        lock = self._locks.setdefault(await self.queue_key(job.device), asyncio.Lock())
+        keys = await self.queue_keys(job.device)
         try:
-            async with lock:                       # one search per device at a time
+            async with contextlib.AsyncExitStack() as held:     # one search per device at a time
+                for key in keys:                               # sorted: no two jobs wait on each other
+                    await held.enter_async_context(self._locks.setdefault(key, asyncio.Lock()))
                 if job.cancel_requested:
                     return                         # cancelled while it waited: cancel() ended it
                 job.state = RUNNING
@@ -227,13 +231,15 @@ class JobManager:
                     _kill_if_alive(job.process)
 
 
-def device_key(device: str, gpus: int | None = None) -> str:
-    """The queue a job waits in: the CPU, or the GPUs. "cuda" and "cuda:N" (and "auto" with GPUs) may name the
-    same GPU, so every GPU search shares one queue (conservative); "auto" without GPUs is the CPU."""
+def queue_keys(device: str, gpus: int | None = None) -> list[str]:
+    """The queues a search holds: "cpu"; "gpu:N" for cuda:N; every GPU's queue for "cuda" and for "auto" on a
+    machine with ``gpus`` GPUs (the engine then uses them all); "auto" without GPUs is the CPU. Sorted."""
     d = device.strip().lower()
     if d == "cpu" or (d == "auto" and gpus == 0):
-        return "cpu"
-    return "gpu"
+        return ["cpu"]
+    if d.startswith("cuda:") and d[5:].isdigit():
+        return [f"gpu:{int(d[5:])}"]
+    return sorted(f"gpu:{i}" for i in range(max(gpus or 1, 1)))
 
 
 def _signal_group(pid: int, sig: int) -> None:

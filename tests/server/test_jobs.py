@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import stat
 
-from adaexplore_server.jobs import JobManager, device_key
+from adaexplore_server.jobs import JobManager, queue_keys
 
 
-def test_device_keys():
-    assert device_key("cpu") == device_key(" CPU ") == "cpu"
-    assert device_key("cuda") == device_key("cuda:0") == device_key("cuda:3") == "gpu"
-    assert device_key("auto", gpus=0) == "cpu" and device_key("auto", gpus=2) == "gpu"
-    assert device_key("auto") == "gpu"                      # unknown yet: the conservative queue
+def test_queue_keys():
+    assert queue_keys("cpu") == queue_keys(" CPU ") == ["cpu"]
+    assert queue_keys("cuda:3", gpus=4) == ["gpu:3"]
+    assert queue_keys("cuda", gpus=2) == queue_keys("auto", gpus=2) == ["gpu:0", "gpu:1"]   # all of them
+    assert queue_keys("auto", gpus=0) == ["cpu"]
 
 
 def fake_python(tmp_path, gpus: int):
@@ -23,11 +23,24 @@ def fake_python(tmp_path, gpus: int):
 
 
 def test_auto_is_resolved_once_by_the_engine_python(tmp_path):
-    async def keys(gpus: int) -> list[str]:
+    async def keys(gpus: int) -> list[list[str]]:
         manager = JobManager(lambda job, event: None, python=fake_python(tmp_path, gpus))
-        first = await manager.queue_key("auto")
+        first = await manager.queue_keys("auto")
         (tmp_path / f"python-{gpus}").unlink()               # asked once: later calls use the answer
-        return [first, await manager.queue_key("auto"), await manager.queue_key("cpu")]
+        return [first, await manager.queue_keys("cuda"), await manager.queue_keys("cuda:1"),
+                await manager.queue_keys("cpu")]
 
-    assert asyncio.run(keys(0)) == ["cpu", "cpu", "cpu"]       # a CPU-only machine: auto waits with cpu jobs
-    assert asyncio.run(keys(2)) == ["gpu", "gpu", "cpu"]
+    assert asyncio.run(keys(0)) == [["cpu"], ["gpu:0"], ["gpu:1"], ["cpu"]]   # CPU-only: auto waits with cpu
+    assert asyncio.run(keys(2)) == [["gpu:0", "gpu:1"], ["gpu:0", "gpu:1"], ["gpu:1"], ["cpu"]]
+
+
+def test_a_job_on_one_gpu_does_not_wait_for_another_gpu(tmp_path):
+    """cuda:0 and cuda:1 searches run side by side; a "cuda" search waits for both."""
+    async def scenario() -> tuple[bool, bool, bool]:
+        manager = JobManager(lambda job, event: None, python=fake_python(tmp_path, 2))
+        await manager.queue_keys("cuda")                      # learn the GPU count
+        lock0 = manager._locks.setdefault("gpu:0", asyncio.Lock())
+        await lock0.acquire()                                 # a search holds GPU 0
+        return manager.busy("cuda:0"), manager.busy("cuda:1"), manager.busy("cuda")
+
+    assert asyncio.run(scenario()) == (True, False, True)
