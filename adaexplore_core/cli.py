@@ -8,13 +8,13 @@ import time
 from pathlib import Path
 
 from .devices import DeviceError, resolve_devices
-from .search.explore import SearchError
-from .search.jobs import ProposerSettings
-
-INTERNAL_ERROR = 3     # exit status of an unexpected failure (0 ok, 1 no valid result, 2 bad input, 130 Ctrl-C)
 from .judge.pool import JudgeConfig, JudgePool
 from .judge.verdict import Verdict
+from .search.explore import SearchError
+from .search.jobs import ProposerSettings
 from .task import TaskError, TaskSpec
+
+INTERNAL_ERROR = 3     # exit status of an unexpected failure (0 ok, 1 no valid result, 2 bad input, 130 Ctrl-C)
 
 
 def format_verdict(verdict: Verdict) -> str:
@@ -237,10 +237,11 @@ def _cmd_rules(args: argparse.Namespace) -> int:
                 return 2
             print(json.dumps(rules[args.number - 1].__dict__, indent=2))
         elif args.action == "export":
-            text = json.dumps(memory.export(), indent=2)
+            exported = memory.export()
+            text = json.dumps(exported, indent=2)
             if args.file and args.file != "-":
                 Path(args.file).write_text(text + "\n", encoding="utf-8")
-                print(f"exported {len(memory.export()['rules'])} learned rule(s) to {args.file}")
+                print(f"exported {len(exported['rules'])} learned rule(s) to {args.file}")
             else:
                 print(text)
         elif args.action == "import":
