@@ -6,6 +6,7 @@ tightened to 0700 when they exist). diskcache is imported lazily (the GPU path n
 """
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,15 @@ MODE_PICKLE = 4          # diskcache.core.MODE_PICKLE
 
 class PickledRowError(Exception):
     """A cache row stored as a pickle: refused, never loaded."""
+
+
+def default_cache_dir() -> Path:
+    """Where results and the rule memory live by default: ADAEXPLORE_CACHE_DIR, else
+    $XDG_CACHE_HOME/adaexplore, else ~/.cache/adaexplore (the engine and the language server share it)."""
+    explicit = os.environ.get("ADAEXPLORE_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "adaexplore"
 
 
 def private_directory(path: Path) -> Path:

@@ -25,11 +25,6 @@ MEMO_ROWS = 10_000
 STAMP_INTERVAL_S = 0.1
 
 
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "adaexplore"
-
-
 def content_key(class_source: str, inputs_text: str, fingerprint: str) -> str:
     digest = hashlib.sha256()
     for part in (str(SCHEMA_VERSION), class_source, inputs_text, fingerprint):

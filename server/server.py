@@ -19,20 +19,20 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from adaexplore_core.jsonstore import default_cache_dir
 from adaexplore_core.search.explore import headline as report_headline
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from . import analysis, patch
 from .analysis import ModuleClass, Position
-from .cache import ResultCache, content_key, default_cache_dir, private_directory
+from .cache import ResultCache, content_key, private_directory
 from .jobs import CANCELLED, FAILED, RUNNING, Job, JobManager, read_result
 
 NAME, VERSION = "adaexplore", "0.1.0"
 SOURCE = "AdaExplore"
 CMD_OPTIMIZE, CMD_CANCEL, CMD_JOBS = "adaexplore.optimize", "adaexplore.cancelJob", "adaexplore.listJobs"
 CMD_PREVIEW, CMD_APPLY, CMD_SHOW = "adaexplore.preview", "adaexplore.apply", "adaexplore.showResult"
-COMMANDS = (CMD_OPTIMIZE, CMD_CANCEL, CMD_JOBS, CMD_PREVIEW, CMD_APPLY, CMD_SHOW)
 PROPOSERS = ("builtin", "llm")
 MAX_STEPS = 10_000
 PUBLISH_DELAY_S = 0.25
@@ -76,7 +76,7 @@ class Settings:
         return settings, problems
 
     def cache_path(self) -> Path:
-        return Path(self.cacheDir or os.environ.get("ADAEXPLORE_CACHE_DIR") or default_cache_dir()).expanduser()
+        return Path(self.cacheDir).expanduser() if self.cacheDir else default_cache_dir()
 
 
 def _valid_device(value: str) -> bool:

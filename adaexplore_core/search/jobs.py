@@ -3,13 +3,13 @@ to a file or stdout, and a one-line progress display for terminals."""
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterator
 
+from ..jsonstore import default_cache_dir
 from ..judge.pool import JudgeConfig, JudgePool
 from ..proposers.base import Proposer
 from ..task import TaskSpec
@@ -124,15 +124,6 @@ def event_sink(events: str | None, progress: bool) -> Iterator[EventSink]:
     finally:
         if handle:
             handle.close()
-
-
-def default_cache_dir() -> Path:
-    """ADAEXPLORE_CACHE_DIR, else $XDG_CACHE_HOME/adaexplore, else ~/.cache/adaexplore (shared with the
-    language server)."""
-    explicit = os.environ.get("ADAEXPLORE_CACHE_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "adaexplore"
 
 
 def rule_memory(cache_dir: Path | None, devices: tuple[str, ...]) -> Any:

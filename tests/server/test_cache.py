@@ -14,7 +14,6 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from adaexplore_server import cache as cache_module
 from adaexplore_core.jsonstore import json_disk
 from adaexplore_server.cache import PickledRowError, ResultCache, content_key, private_directory
 
@@ -207,12 +206,16 @@ def test_private_directory_under_a_permissive_umask(tmp_path):
     assert mode_of(path) == 0o700
 
 
-def test_default_cache_dir_follows_xdg(monkeypatch, tmp_path):
+def test_default_cache_dir_follows_the_environment(monkeypatch, tmp_path):
+    from adaexplore_core.jsonstore import default_cache_dir
+    monkeypatch.delenv("ADAEXPLORE_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache_module.default_cache_dir() == tmp_path / "adaexplore"
+    assert default_cache_dir() == tmp_path / "adaexplore"
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert cache_module.default_cache_dir() == tmp_path / "home" / ".cache" / "adaexplore"
+    assert default_cache_dir() == tmp_path / "home" / ".cache" / "adaexplore"
+    monkeypatch.setenv("ADAEXPLORE_CACHE_DIR", str(tmp_path / "explicit"))
+    assert default_cache_dir() == tmp_path / "explicit"
 
 
 # --- pickled rows ---------------------------------------------------------------------------------------
