@@ -158,9 +158,8 @@ class AdaExploreServer(LanguageServer):
         doc = self.workspace.get_text_document(uri)
         return doc.source, doc.version
 
-    def modules(self, uri: str) -> list[ModuleClass]:
-        text, _ = self.text_of(uri)
-        return analysis.find_modules(text, self.encoding())
+    def module_named(self, text: str, class_name: str) -> ModuleClass | None:
+        return next((m for m in analysis.find_modules(text, self.encoding()) if m.name == class_name), None)
 
     def key_for(self, text: str, module: ModuleClass) -> str:
         return content_key(module.source, analysis.inputs_text(text, module),
@@ -229,7 +228,7 @@ class AdaExploreServer(LanguageServer):
         except asyncio.TimeoutError:
             pass
         text, version = self.text_of(uri)
-        module = next((m for m in analysis.find_modules(text, self.encoding()) if m.name == class_name), None)
+        module = self.module_named(text, class_name)
         if module is None:
             raise UserError(f"no nn.Module class {class_name!r} in {uri}")
         if module.inputs is None:
@@ -337,7 +336,7 @@ class AdaExploreServer(LanguageServer):
     def patched(self, uri: str, class_name: str) -> tuple[str, ModuleClass, dict[str, Any], list[patch.TextEdit],
                                                           int | None]:
         text, version = self.text_of(uri)
-        module = next((m for m in analysis.find_modules(text, self.encoding()) if m.name == class_name), None)
+        module = self.module_named(text, class_name)
         if module is None:
             raise UserError(f"no nn.Module class {class_name!r} in the document any more")
         result, state = self.result_for(uri, text, module)
@@ -379,7 +378,7 @@ class AdaExploreServer(LanguageServer):
         if not response.applied:
             raise UserError(f"the editor did not apply the edit ({response.failure_reason or 'no reason given'})")
         new_text = patch.apply_edits(text, edits, self.encoding())
-        applied = next((m for m in analysis.find_modules(new_text, self.encoding()) if m.name == class_name), None)
+        applied = self.module_named(new_text, class_name)
         if applied is not None:
             result = {**result, "applied_digest": applied.digest()}
             self.cache.put(self.key_for(text, module), uri, class_name, result)
@@ -473,6 +472,15 @@ def create_server() -> AdaExploreServer:
     def known(ls: AdaExploreServer, uri: str) -> None:
         if uri not in ls.workspace.text_documents:
             raise UserError(f"the document {uri} is not open")
+
+    def for_class(fn):
+        """A command on [documentUri, className] of an open document: ``fn(ls, uri, class_name)``."""
+        async def wrapper(ls: AdaExploreServer, *args: Any) -> Any:
+            uri, class_name = target(args)
+            known(ls, uri)
+            return await fn(ls, uri, class_name)
+        wrapper.__name__ = fn.__name__
+        return wrapper
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: AdaExploreServer, params: types.InitializeParams) -> None:
@@ -601,9 +609,8 @@ def create_server() -> AdaExploreServer:
 
     @server.command(CMD_OPTIMIZE)
     @safely
-    async def optimize(ls: AdaExploreServer, *args: Any) -> Any:
-        uri, class_name = target(args)
-        known(ls, uri)
+    @for_class
+    async def optimize(ls: AdaExploreServer, uri: str, class_name: str) -> Any:
         summary = await ls.start_job(uri, class_name)
         await ls.refresh(uri)
         return summary
@@ -625,9 +632,8 @@ def create_server() -> AdaExploreServer:
 
     @server.command(CMD_PREVIEW)
     @safely
-    async def preview(ls: AdaExploreServer, *args: Any) -> Any:
-        uri, class_name = target(args)
-        known(ls, uri)
+    @for_class
+    async def preview(ls: AdaExploreServer, uri: str, class_name: str) -> Any:
         shown = ls.preview(uri, class_name)
         if _client_supports(ls, "window.show_document.support"):
             try:
@@ -639,20 +645,18 @@ def create_server() -> AdaExploreServer:
 
     @server.command(CMD_APPLY)
     @safely
-    async def apply(ls: AdaExploreServer, *args: Any) -> Any:
-        uri, class_name = target(args)
-        known(ls, uri)
+    @for_class
+    async def apply(ls: AdaExploreServer, uri: str, class_name: str) -> Any:
         result = await ls.apply(uri, class_name)
         await ls.refresh(uri)
         return result
 
     @server.command(CMD_SHOW)
     @safely
-    async def show(ls: AdaExploreServer, *args: Any) -> Any:
-        uri, class_name = target(args)
-        known(ls, uri)
+    @for_class
+    async def show(ls: AdaExploreServer, uri: str, class_name: str) -> Any:
         text, _ = ls.text_of(uri)
-        module = next((m for m in analysis.find_modules(text, ls.encoding()) if m.name == class_name), None)
+        module = ls.module_named(text, class_name)
         if module is None:
             raise UserError(f"no nn.Module class {class_name!r} in the document")
         result, state = ls.result_for(uri, text, module)
