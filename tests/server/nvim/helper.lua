@@ -34,15 +34,21 @@ local function job_state(id)
   return state
 end
 
+--- The job's summary once it is no longer queued or running (nil after timeout_ms).
+local function wait_finished(id, timeout_ms)
+  local finished
+  vim.wait(timeout_ms, function()
+    local s = job_state(id)
+    if s and s.state ~= "queued" and s.state ~= "running" then finished = s end
+    return finished ~= nil
+  end, 250)
+  return finished
+end
+
 vim.cmd("AdaExploreOptimize")
 if not vim.wait(20000, function() return ada.last_job ~= nil end, 50) then return fail("no job started") end
 local first = ada.last_job
-local done
-vim.wait(240000, function()
-  local s = job_state(first.id)
-  if s and s.state ~= "queued" and s.state ~= "running" then done = s end
-  return done ~= nil
-end, 300)
+local done = wait_finished(first.id, 240000)
 if not done then return fail("the job did not finish") end
 report.first = done
 -- the helper refreshes the lenses when the progress ends; no manual refresh here
@@ -63,11 +69,5 @@ vim.cmd("AdaExploreOptimize")
 if not vim.wait(20000, function() return ada.last_job ~= nil end, 50) then return fail("no second job") end
 local second = ada.last_job
 ada.cancel(second.id)
-local cancelled
-vim.wait(60000, function()
-  local s = job_state(second.id)
-  if s and s.state ~= "queued" and s.state ~= "running" then cancelled = s end
-  return cancelled ~= nil
-end, 200)
-report.second = cancelled
+report.second = wait_finished(second.id, 60000)
 finish()
