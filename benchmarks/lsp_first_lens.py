@@ -34,7 +34,8 @@ async def measure(args: argparse.Namespace) -> dict:
     client = make_test_lsp_client()
     client.set_configuration({"steps": args.steps, "device": args.device, "cacheDir": str(work / "cache")},
                              section="adaexplore")
-    await client.start_io(sys.executable, "-m", "adaexplore_server", env={**os.environ, "PYTHONPATH": str(ROOT)})
+    await client.start_io(sys.executable, "-m", "adaexplore_server", env={**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
     await client.initialize_session(types.InitializeParams(capabilities=client_capabilities("visual-studio-code"),
                                                            initialization_options={"cacheDir": str(work / "cache")}))
     client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
