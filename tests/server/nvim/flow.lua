@@ -98,4 +98,6 @@ vim.wait(1000, function()
   return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n"):find("class ScaleReference") ~= nil
 end, 50)
 report.text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+vim.api.nvim_buf_call(bufnr, function() vim.cmd("silent undo") end)   -- one undo step takes it all back
+report.after_undo = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
 finish()
