@@ -52,24 +52,32 @@ def _root_cause(error: BaseException) -> str:
 
 
 def _values_only(graph_module: fx.GraphModule) -> None:
-    """``torch.max(x, dim)[0]`` with the indices unused becomes ``torch.amax(x, dim)`` (likewise min), so the
-    reduction can be fused; the graph is otherwise unchanged."""
+    """``torch.max(x, dim)[0]`` with the indices unused becomes ``torch.amax(x, dim)``, and
+    ``torch.max(x, dim)[1]`` with the values unused ``torch.argmax(x, dim)`` (likewise min), so the reduction
+    can be fused; the graph is otherwise unchanged."""
     graph = graph_module.graph
     for node in list(graph.nodes):
         is_max = node.op == "call_function" and node.target in (torch.max, torch.min) or \
             node.op == "call_method" and node.target in ("max", "min")
         users = list(node.users)
-        if not is_max or not users or any(u.target is not operator.getitem or u.args[1] != 0 for u in users):
+        if not is_max or not users or any(u.target is not operator.getitem for u in users):
+            continue
+        taken = {u.args[1] for u in users if u.users}     # `_, idx = torch.max(x, 1)` leaves a dead [0]
+        if taken not in ({0}, {1}):
             continue
         dim = node.kwargs.get("dim", node.args[1] if len(node.args) > 1 else None)
         keepdim = node.kwargs.get("keepdim", node.args[2] if len(node.args) > 2 else False)
         if not isinstance(dim, int) or set(node.kwargs) - {"dim", "keepdim"}:
             continue
-        amax = torch.amax if node.target in (torch.max, "max") else torch.amin
+        is_max = node.target in (torch.max, "max")
+        if taken == {0}:
+            reduce = torch.amax if is_max else torch.amin
+        else:
+            reduce = torch.argmax if is_max else torch.argmin
         with graph.inserting_before(node):
-            values = graph.call_function(amax, (node.args[0],), {"dim": dim, "keepdim": bool(keepdim)})
+            reduced = graph.call_function(reduce, (node.args[0],), {"dim": dim, "keepdim": bool(keepdim)})
         for user in users:
-            user.replace_all_uses_with(values)
+            user.replace_all_uses_with(reduced)
             graph.erase_node(user)
         graph.erase_node(node)
     graph_module.recompile()

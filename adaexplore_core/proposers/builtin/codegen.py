@@ -17,13 +17,15 @@ from torch import fx
 from ..base import ProposalError
 from .capture import Captured, reference_class_node
 from .gemm import gemm_kernel
-from .plan import Kernel, Plan, self_path, tensor_meta
+from .loss import cross_entropy_kernel
+from .plan import Kernel, Plan, is_number, self_path, tensor_meta
 from .pointwise import LAYOUT_HELPERS, pointwise_kernel
 from .reduction import reduction_kernel
 from .text import render
 
 DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
                  "reduction": {"BLOCK_SIZE": 2048, "num_warps": 8, "TILE": 4096},
+                 "loss": {"BLOCK_SIZE": 4096, "num_warps": 8},
                  "gemm": {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8, "num_warps": 4,
                           "num_stages": 3}}
 _DROPPED_FUNCTIONS = {"get_inputs", "get_init_inputs"}
@@ -119,6 +121,8 @@ class SourceWriter:
             source, args = pointwise_kernel(kernel, self.plan, knobs)
         elif kernel.kind == "gemm":
             source, args = gemm_kernel(kernel, self.plan, knobs, self.captured.modules)
+        elif kernel.kind == "loss":
+            source, args = cross_entropy_kernel(kernel, self.plan, knobs)
         else:
             source, args = reduction_kernel(kernel, self.plan, knobs)
         self.kernel_sources.append(source)
@@ -189,12 +193,13 @@ class SourceWriter:
 def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | None = None) -> str:
     """The candidate source for ``plan`` with per-kernel ``knobs`` (kernel index -> knob values)."""
     if not plan.kernels:
-        numbers = sorted({f"'{a.name}'" for op in plan.ops.values() if op.kind != "torch"
-                          for a in op.tensor_args if isinstance(a, fx.Node) and tensor_meta(a) is None})
-        if numbers:
-            raise ProposalError("unsupported: the module's pointwise ops take Python numbers computed or passed at "
-                                f"run time ({', '.join(numbers)}); the built-in proposer fuses only tensor "
-                                "operands and constants")
+        values = sorted({f"'{a.name}'" for op in plan.ops.values() if op.kind != "torch"
+                         for a in op.tensor_args if isinstance(a, fx.Node) and tensor_meta(a) is None
+                         and not is_number(a)})
+        if values:
+            raise ProposalError("unsupported: the module's pointwise ops take Python values that are neither "
+                                f"tensors nor numbers ({', '.join(values)}); the built-in proposer fuses "
+                                "tensors, numbers and constants")
         ops = sorted({op.name for op in plan.ops.values()})
         if all(name.startswith(_LIBRARY_KERNELS) for name in ops):
             raise ProposalError("unsupported: nothing to fuse; the module's ops (" + ", ".join(ops) + ") stay in "

@@ -7,7 +7,7 @@ from typing import Any
 from torch import fx
 
 from .ops import lit
-from .plan import Kernel, Plan, external_inputs, gemm_operands, tensor_meta
+from .plan import Kernel, Plan, external_inputs, gemm_operands, is_number, tensor_meta
 from .text import describe_node, render
 
 def gemm_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], modules: dict[str, Any]
@@ -22,9 +22,13 @@ def gemm_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], modules: dict
     epilogue_inputs = external_inputs(kernel.nodes[1:], also_skip=gemm)
     value_of: dict[fx.Node, str] = {gemm: "v_gemm"}
     loads = []
+    numbers = {i for i, node in enumerate(epilogue_inputs) if is_number(node)}   # passed by value
     for i, node in enumerate(epilogue_inputs):
         arg = f"e{i}"
         value_of[node] = arg
+        if i in numbers:
+            loads.append(f"{arg} = tl.cast({arg}_val, tl.float32)")
+            continue
         loads.append(f"{arg} = tl.load({arg}_ptr + pid_b * {arg}_sb + offs_m[:, None] * {arg}_sm + offs_n[None, :] * "
                      f"{arg}_sn, mask=mask, other=0.0).to(tl.float32)")
     body = []
@@ -37,10 +41,12 @@ def gemm_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], modules: dict
     outs = [f"out{i}" for i in range(len(kernel.outputs))]
     stores = [f"tl.store({o}_ptr + pid_b * M * N + offs_m[:, None] * N + offs_n[None, :], "
               f"{value_of[n]}.to({o}_ptr.dtype.element_ty), mask=mask)" for o, n in zip(outs, kernel.outputs)]
-    params = (["a_ptr", "w_ptr"] + (["bias_ptr"] if has_bias else []) + [f"e{i}_ptr" for i in range(len(loads))]
+    tensors = [i for i in range(len(loads)) if i not in numbers]
+    params = (["a_ptr", "w_ptr"] + (["bias_ptr"] if has_bias else [])
+              + [f"e{i}_val" if i in numbers else f"e{i}_ptr" for i in range(len(loads))]
               + [f"{o}_ptr" for o in outs]
               + ["M", "N", "K", "stride_ab", "stride_am", "stride_ak", "stride_wb", "stride_wk", "stride_wn"]
-              + [p for i in range(len(loads)) for p in (f"e{i}_sb", f"e{i}_sm", f"e{i}_sn")]
+              + [p for i in tensors for p in (f"e{i}_sb", f"e{i}_sm", f"e{i}_sn")]
               + ["BLOCK_M: tl.constexpr", "BLOCK_N: tl.constexpr", "BLOCK_K: tl.constexpr", "GROUP_M: tl.constexpr"])
     comment = "\n".join(f"    # {describe_node(n, plan)}" for n in kernel.nodes[1:])
     product = f"{'bmm' if batched else 'matmul'}(a, w{'.T' if operands['transposed'] else ''})"
@@ -94,12 +100,13 @@ def gemm_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], modules: dict
                  f"    assert {w_k} == K, 'inner dimensions differ'",
                  f"    a_strides, w_strides = (0,) + a.stride(), {w_strides}"]
         out_shape, expand = "(M, N)", "(M, N)"
-    for i in range(len(loads)):
+    lines += [f"    e{i} = float(e{i})   # a number of the forward, passed by value" for i in sorted(numbers)]
+    for i in tensors:
         lines += [f"    e{i} = e{i}.to(a.device)",
                   f"    s{i} = {'' if batched else '(0,) + '}e{i}.expand{expand}.stride()"]
     lines += [f"    {o} = torch.empty({out_shape}, device=a.device, dtype={tensor_meta(n).dtype})"
               for o, n in zip(outs, kernel.outputs)]
-    call = lp + outs + ["M", "N", "K", "*a_strides", "*w_strides"] + [f"*s{i}" for i in range(len(loads))]
+    call = lp + outs + ["M", "N", "K", "*a_strides", "*w_strides"] + [f"*s{i}" for i in tensors]
     lines += [f"    grid = (triton.cdiv(M, {knobs['BLOCK_M']}) * triton.cdiv(N, {knobs['BLOCK_N']}), B)",
               f"    {name}_kernel[grid]({', '.join(call)}, BLOCK_M={knobs['BLOCK_M']}, BLOCK_N={knobs['BLOCK_N']}, "
               f"BLOCK_K={knobs['BLOCK_K']}, GROUP_M={knobs['GROUP_M']}, num_warps={knobs['num_warps']}, "

@@ -20,12 +20,12 @@ Expr = Callable[..., str]     # operand expressions (strings) -> expression stri
 
 @dataclass
 class Op:
-    kind: str                       # "pointwise" | "reduction" | "torch"
+    kind: str                       # "pointwise" | "reduction" | "loss" | "torch"
     name: str                       # short name used in kernel names and comments
     tensor_args: list[Any] = field(default_factory=list)   # fx nodes or constants, in expression order
     expr: Expr | None = None        # pointwise only
-    reduction: str = ""             # reduction only: softmax, log_softmax, sum, mean, amax, amin, logsumexp,
-    #                                 layer_norm, group_norm, cumsum (a scan: full output)
+    reduction: str = ""             # reduction only: softmax, log_softmax, sum, mean, amax, amin, argmax,
+    #                                 argmin, logsumexp, layer_norm, group_norm, cumsum (a scan: full output)
     dim: Any = None                 # reduction dims (int or tuple), normalized to non-negative later
     keepdim: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -58,9 +58,19 @@ def _tanh(x: str) -> str:
     return f"tl.where({x} >= 0, 1.0, -1.0) * ((1.0 - {e}) / (1.0 + {e}))"
 
 
+def _max(a: str, b: str) -> str:
+    """Elementwise maximum that returns NaN when either operand is NaN, as torch does (tl.maximum alone
+    returns the other operand)."""
+    return f"tl.maximum({a}, {b}, propagate_nan=tl.PropagateNan.ALL)"
+
+
+def _min(a: str, b: str) -> str:
+    return f"tl.minimum({a}, {b}, propagate_nan=tl.PropagateNan.ALL)"
+
+
 def _softplus(x: str, beta: float = 1.0, threshold: float = 20.0) -> str:
     bx = f"({lit(beta)} * ({x}))"
-    return f"tl.where({bx} > {lit(threshold)}, {x}, tl.log(1.0 + tl.exp(tl.minimum({bx}, {lit(threshold)}))) / {lit(beta)})"
+    return f"tl.where({bx} > {lit(threshold)}, {x}, tl.log(1.0 + tl.exp({_min(bx, lit(threshold))})) / {lit(beta)})"
 
 
 def _gelu(x: str, approximate: str = "none") -> str:
@@ -77,9 +87,9 @@ def _elu(x: str, alpha: float = 1.0, scale: float = 1.0) -> str:
 def _clamp(x: str, lo: Any = None, hi: Any = None) -> str:
     out = x
     if lo is not None:
-        out = f"tl.maximum({out}, {lo})"
+        out = _max(out, lo)
     if hi is not None:
-        out = f"tl.minimum({out}, {hi})"
+        out = _min(out, hi)
     return out
 
 
@@ -87,14 +97,14 @@ SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
 
 # name -> expression over tensor operands; parameters come from the node (see _pointwise_from_call)
 UNARY: dict[str, Expr] = {
-    "relu": lambda x: f"tl.maximum({x}, 0.0)",
-    "relu6": lambda x: f"tl.minimum(tl.maximum({x}, 0.0), 6.0)",
+    "relu": lambda x: _max(x, "0.0"),
+    "relu6": lambda x: _min(_max(x, "0.0"), "6.0"),
     "sigmoid": _sigmoid,
     "tanh": _tanh,
     "silu": lambda x: f"(({x}) * {_sigmoid(x)})",
     "mish": lambda x: f"(({x}) * {_tanh(_softplus(x))})",
-    "hardswish": lambda x: f"(({x}) * tl.minimum(tl.maximum(({x}) + 3.0, 0.0), 6.0) / 6.0)",
-    "hardsigmoid": lambda x: f"(tl.minimum(tl.maximum(({x}) + 3.0, 0.0), 6.0) / 6.0)",
+    "hardswish": lambda x: f"(({x}) * {_min(_max(f'({x}) + 3.0', '0.0'), '6.0')} / 6.0)",
+    "hardsigmoid": lambda x: f"({_min(_max(f'({x}) + 3.0', '0.0'), '6.0')} / 6.0)",
     "selu": lambda x: _elu(x, SELU_ALPHA, SELU_SCALE),
     "exp": lambda x: f"tl.exp({x})",
     "log": lambda x: f"tl.log({x})",
@@ -116,8 +126,8 @@ BINARY: dict[str, Expr] = {
     "sub": lambda a, b: f"(({a}) - ({b}))",
     "mul": lambda a, b: f"(({a}) * ({b}))",
     "div": lambda a, b: f"(({a}) / ({b}))",
-    "maximum": lambda a, b: f"tl.maximum({a}, {b})",
-    "minimum": lambda a, b: f"tl.minimum({a}, {b})",
+    "maximum": _max,
+    "minimum": _min,
 }
 
 _FUNCTION_NAMES: dict[Any, str] = {
@@ -141,6 +151,7 @@ _FUNCTION_NAMES: dict[Any, str] = {
     F.log_softmax: "log_softmax", torch.sum: "sum", torch.mean: "mean", torch.amax: "amax",
     torch.amin: "amin", torch.logsumexp: "logsumexp", F.layer_norm: "layer_norm", F.group_norm: "group_norm",
     torch.max: "max", torch.min: "min", torch.cumsum: "cumsum", batch_norm_eval: "batch_norm",
+    torch.argmax: "argmax", torch.argmin: "argmin", F.cross_entropy: "cross_entropy",
 }
 _METHOD_NAMES = {
     "add": "add", "sub": "sub", "mul": "mul", "div": "div", "neg": "neg", "relu": "relu",
@@ -150,6 +161,7 @@ _METHOD_NAMES = {
     "ceil": "ceil", "sin": "sin", "cos": "cos", "maximum": "maximum", "minimum": "minimum",
     "softmax": "softmax", "log_softmax": "log_softmax", "sum": "sum", "mean": "mean", "amax": "amax",
     "amin": "amin", "logsumexp": "logsumexp", "max": "max", "min": "min", "cumsum": "cumsum",
+    "argmax": "argmax", "argmin": "argmin",
 }
 _MODULE_NAMES = {
     nn.ReLU: "relu", nn.ReLU6: "relu6", nn.Sigmoid: "sigmoid", nn.Tanh: "tanh", nn.SiLU: "silu",
@@ -158,10 +170,11 @@ _MODULE_NAMES = {
     nn.ELU: "elu", nn.Identity: "identity", nn.Dropout: "dropout", nn.Softmax: "softmax",
     nn.LogSoftmax: "log_softmax", nn.LayerNorm: "layer_norm", nn.GroupNorm: "group_norm",
     nn.InstanceNorm1d: "instance_norm", nn.InstanceNorm2d: "instance_norm", nn.InstanceNorm3d: "instance_norm",
+    nn.CrossEntropyLoss: "cross_entropy",
 }
 _INPLACE_OPERATORS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow}
-REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "logsumexp", "layer_norm", "group_norm",
-              "cumsum"}
+REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "argmax", "argmin", "logsumexp",
+              "layer_norm", "group_norm", "cumsum"}
 
 
 def _arg(node: fx.Node, index: int, name: str, default: Any = None) -> Any:
@@ -237,6 +250,9 @@ def _from_module(node: fx.Node, module: nn.Module, name: str) -> Op:
         return Op("reduction", name, [x], reduction=name, extra={
             "groups": module.num_groups, "eps": module.eps, "affine": module.affine, "has_bias": module.affine,
             "module": str(node.target)})
+    if name == "cross_entropy":
+        return _cross_entropy(x, node.args[1] if len(node.args) > 1 else node.kwargs.get("target"),
+                              module.weight, module.reduction, module.ignore_index, module.label_smoothing)
     if name == "instance_norm" and not module.track_running_stats:   # batch statistics: a group norm, G = C
         return Op("reduction", name, [x], reduction="group_norm", extra={
             "groups": None, "eps": module.eps, "affine": module.affine, "has_bias": module.affine,
@@ -273,11 +289,16 @@ def _from_call(node: fx.Node, name: str) -> Op:
     if name in ("clamp", "clamp_min", "clamp_max"):
         lo = _arg(node, 1, "min") if name != "clamp_max" else None
         hi = _arg(node, 2 if name == "clamp" else 1, "max") if name != "clamp_min" else None
-        if not (_scalar_or_none(lo) and _scalar_or_none(hi)) or (lo is None and hi is None):
+        if not all(_scalar_or_none(b) or isinstance(b, fx.Node) for b in (lo, hi)) or (lo is None and hi is None):
             return torch_op(name)
-        lo_s = lit(lo) if lo is not None else None
-        hi_s = lit(hi) if hi is not None else None
-        return Op("pointwise", "clamp", [x], lambda a: _clamp(a, lo_s, hi_s))
+        bounds = [b for b in (lo, hi) if isinstance(b, fx.Node)]     # run-time bounds: operands of their own
+
+        def clamp(a: str, *given: str) -> str:
+            values = iter(given)
+            lo_s, hi_s = (next(values) if isinstance(b, fx.Node) else lit(b) if b is not None else None
+                          for b in (lo, hi))
+            return _clamp(a, lo_s, hi_s)
+        return Op("pointwise", "clamp", [x, *bounds], clamp)
     if name == "pow":
         exponent = _arg(node, 1, "exponent")
         if isinstance(x, fx.Node) and exponent in (2, 2.0):
@@ -303,7 +324,20 @@ def _from_call(node: fx.Node, name: str) -> Op:
         return torch_op(name)      # values+indices or a global reduction: left to torch
     if name in REDUCTIONS:
         return _reduction(node, name, x)
+    if name == "cross_entropy":
+        if any(_arg(node, i, key) is not None for i, key in ((3, "size_average"), (5, "reduce"))):
+            return torch_op(name)          # the deprecated arguments: left to torch
+        return _cross_entropy(x, _arg(node, 1, "target"), _arg(node, 2, "weight"), _arg(node, 6, "reduction", "mean"),
+                              _arg(node, 4, "ignore_index", -100), _arg(node, 7, "label_smoothing", 0.0))
     return torch_op(name)
+
+
+def _cross_entropy(x: Any, target: Any, weight: Any, reduction: Any, ignore_index: Any, smoothing: Any) -> Op:
+    """Cross-entropy over class indices, without class weights or label smoothing: a "loss" kernel."""
+    if weight is not None or smoothing != 0.0 or reduction not in ("mean", "sum", "none") or \
+            not isinstance(ignore_index, int) or not isinstance(target, fx.Node):
+        return torch_op("cross_entropy")
+    return Op("loss", "cross_entropy", [x, target], extra={"reduction": reduction, "ignore_index": ignore_index})
 
 
 def _binary(name: str, a: Any, b: Any) -> Op:

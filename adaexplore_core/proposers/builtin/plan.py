@@ -45,7 +45,7 @@ class PlanOptions:
 
 @dataclass(eq=False)          # identity semantics: kernels are graph units, hashed by identity
 class Kernel:
-    kind: str                                  # "pointwise" | "reduction" | "gemm" (first node, then epilogue)
+    kind: str                                  # "pointwise" | "reduction" | "loss" | "gemm" (then its epilogue)
     nodes: list[fx.Node]                       # members, in graph order
     index: int = 0
     name: str = ""                             # launcher name; the kernel is name + "_kernel"
@@ -120,19 +120,39 @@ def tensor_meta(node: Any) -> TensorMetadata | None:
     return meta if isinstance(meta, TensorMetadata) else None
 
 
+def is_number(node: Any) -> bool:
+    """A value of the forward that is a Python number at run time (a float argument, ``x.shape[1] ** -0.5``):
+    kernels take it as a scalar argument."""
+    return isinstance(node, fx.Node) and tensor_meta(node) is None and node.meta.get("type") in (int, float, bool)
+
+
 def _fusable(node: fx.Node, op: Op) -> bool:
-    """A pointwise op on tensors with known float metadata (python-valued inputs stay in torch)."""
+    """A pointwise op with float output on tensors with known metadata or on run-time numbers (other Python
+    values keep the op in torch)."""
     meta = tensor_meta(node)
     if op.kind != "pointwise" or meta is None or not meta.dtype.is_floating_point:
         return False
-    return all(tensor_meta(a) is not None for a in op.tensor_args if isinstance(a, fx.Node))
+    return all(tensor_meta(a) is not None or is_number(a) for a in op.tensor_args if isinstance(a, fx.Node))
 
 
 def _reducible(node: fx.Node, op: Op) -> bool:
+    """A reduction of one float tensor (to a float result; argmax/argmin to int64 indices)."""
     meta = tensor_meta(node)
     inputs = [a for a in op.tensor_args if isinstance(a, fx.Node)]
-    return (op.kind == "reduction" and meta is not None and meta.dtype.is_floating_point and len(inputs) == 1
-            and tensor_meta(inputs[0]) is not None)
+    if op.kind != "reduction" or meta is None or len(inputs) != 1 or tensor_meta(inputs[0]) is None:
+        return False
+    if op.reduction in ("argmax", "argmin"):
+        return tensor_meta(inputs[0]).dtype.is_floating_point
+    return meta.dtype.is_floating_point
+
+
+def _loss(node: fx.Node, op: Op) -> bool:
+    """Cross-entropy of (N, C) float logits against N int64 class indices."""
+    if op.kind != "loss" or len(op.tensor_args) != 2:
+        return False
+    logits, target = (tensor_meta(a) for a in op.tensor_args)
+    return (logits is not None and target is not None and len(logits.shape) == 2 and logits.dtype.is_floating_point
+            and target.dtype == torch.int64 and tuple(target.shape) == (logits.shape[0],))
 
 
 def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
@@ -156,8 +176,8 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         if n.op not in ("call_function", "call_method", "call_module"):
             continue
         op = ops[n] = classify(n, modules)
-        if _reducible(n, op) or (options.gemm == "triton" and gemm_operands(n, modules) is not None):
-            k = Kernel("reduction" if op.kind == "reduction" else "gemm", [n])
+        if _reducible(n, op) or _loss(n, op) or (options.gemm == "triton" and gemm_operands(n, modules) is not None):
+            k = Kernel(op.kind if op.kind in ("reduction", "loss") else "gemm", [n])
             kernels.append(k)
             kernel_of[n] = k
             continue

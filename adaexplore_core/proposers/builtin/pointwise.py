@@ -2,12 +2,12 @@
 input, other inputs broadcast through their strides. ``pointwise_body`` is shared with reduction prologues."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from torch import fx
 
 from .ops import lit
-from .plan import Kernel, Plan, tensor_meta
+from .plan import Kernel, Plan, is_number, tensor_meta
 from .text import aligned, describe_node, shape_of
 
 LAYOUT_HELPERS = '''
@@ -47,9 +47,10 @@ class PointwiseBody:
     value_of: dict[fx.Node, str]
     var: str = "a"                                    # launcher-side names: a0, a1 (strides s0, s1)
     ix: str = ""                                      # prefix of the index parameters (inner1, size1)
+    numbers: set[int] = field(default_factory=set)    # inputs that are Python numbers (scalar arguments)
 
     def params(self) -> list[str]:
-        return [f"{t[0]}_ptr" for t in self.tensors]
+        return [f"{t[0]}_val" if i in self.numbers else f"{t[0]}_ptr" for i, t in enumerate(self.tensors)]
 
     def index_params(self) -> list[str]:
         return [p for d in self.dims for p in (f"{self.ix}inner{d}", f"{self.ix}size{d}")] + \
@@ -61,6 +62,10 @@ class PointwiseBody:
 
     def launcher_names(self) -> list[str]:
         return [f"{self.var}{i}" for i in range(len(self.tensors))]
+
+    def tensor_names(self) -> list[str]:
+        """The launcher names of the inputs that are tensors (not numbers)."""
+        return [name for i, name in enumerate(self.launcher_names()) if i not in self.numbers]
 
     def strides(self, i: int) -> str:
         return f"s{i}" if self.var == "a" else f"{self.var}s{i}"
@@ -74,9 +79,12 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
     rank = len(out_shape)
     tensors: list[tuple[str, str, tuple[int, ...]]] = []
     value_of: dict[fx.Node, str] = dict(given or {})
+    numbers: set[int] = set()
     for node in inputs:
         i = len(tensors)
-        tensors.append((f"{prefix}{i}", node.name, shape_of(node)))
+        if is_number(node):
+            numbers.add(i)
+        tensors.append((f"{prefix}{i}", node.name, () if i in numbers else shape_of(node)))
         value_of[node] = f"{prefix}{i}"
         if node in split_bias:                  # the linear/conv ran without its bias: add it here
             produced = shape_of(node)             # the linear/conv output the bias belongs to
@@ -92,6 +100,9 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
     dims = sorted({d for ds in varying.values() for d in ds})
     lines = [f"i{d} = {offs} // {ix}inner{d}" + (f" % {ix}size{d}" if d else "") for d in dims]
     for i, (arg, _, _) in enumerate(tensors):
+        if i in numbers:                           # a Python number, passed by value
+            lines.append(f"{arg} = tl.cast({arg}_val, tl.float32)")
+            continue
         if not full[i] and not varying[i]:         # one value for the whole output (a scalar tensor)
             lines.append(f"{arg} = tl.load({arg}_ptr).to(tl.float32)")
             continue
@@ -102,14 +113,16 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
         operands = [value_of[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
         lines.append(f"v_{node.name} = {op.expr(*operands)}")
         value_of[node] = f"v_{node.name}"
-    return PointwiseBody(tensors, full, varying, skipped, dims, lines, value_of, var, ix)
+    return PointwiseBody(tensors, full, varying, skipped, dims, lines, value_of, var, ix, numbers)
 
 
 def pointwise_inputs_prep(body: PointwiseBody, rank: int, device: str, keep_layout: bool) -> list[str]:
     """Launcher lines: check shapes, lay full inputs out in ``order``, strides for broadcast inputs."""
     lines = []
     for i, a in enumerate(body.launcher_names()):
-        if body.full[i]:
+        if i in body.numbers:
+            lines.append(f"    {a} = float({a})   # a number of the forward, passed by value")
+        elif body.full[i]:
             lines.append(f"    assert {a}.shape == shape, 'input {a} must have the full output shape'")
             lines.append(f"    {a} = {a}.permute(order).contiguous()   # no copy when already in that layout"
                          if keep_layout else f"    {a} = {a}.contiguous()")
@@ -147,11 +160,11 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         "    mask = offs < n_elements\n"
         + "".join(f"    {line}\n" for line in pw.lines + stores)
     )
-    a = [f"a{i}" for i in range(len(tensors))]
+    a = pw.launcher_names()
     first_full = full.index(True) if any(full) else None
-    device = f"a{first_full if first_full is not None else 0}.device"
+    device = f"a{first_full}.device" if first_full is not None else f"{pw.tensor_names()[0]}.device"
     launcher = [f"def {name}({', '.join(a)}):",
-                f"    shape = torch.broadcast_shapes({', '.join(x + '.shape' for x in a)})",
+                f"    shape = torch.broadcast_shapes({', '.join(x + '.shape' for x in pw.tensor_names())})",
                 f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
     if first_full is not None:
         launcher.append(f"    order = memory_order(a{first_full}) or list(range({rank}))   # keep its layout")

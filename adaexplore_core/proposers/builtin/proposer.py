@@ -21,6 +21,7 @@ KNOB_CHOICES = {
     "pointwise": {"BLOCK_SIZE": [256, 512, 1024, 2048, 4096], "num_warps": [2, 4, 8]},
     "reduction": {"BLOCK_SIZE": [512, 1024, 2048, 4096, 8192], "num_warps": [2, 4, 8, 16],
                   "TILE": [1024, 2048, 4096, 8192]},
+    "loss": {"BLOCK_SIZE": [1024, 2048, 4096, 8192], "num_warps": [4, 8, 16]},
     "gemm": {"BLOCK_M": [32, 64, 128], "BLOCK_N": [32, 64, 128], "BLOCK_K": [16, 32, 64], "GROUP_M": [1, 4, 8],
              "num_warps": [4, 8], "num_stages": [2, 3, 4]},
 }

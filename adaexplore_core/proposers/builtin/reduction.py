@@ -25,16 +25,19 @@ _REDUCTION_BODIES = {
              "    x = tl.load(x_row + start + offs, mask=start + offs < n_cols, other=0.0).to(tl.float32)\n"
              "    acc += x\n"
              "tl.store(out_ptr + row, tl.sum(acc, axis=0) / n_cols)"),
+    # amax / amin: a NaN anywhere in the row gives NaN, as in torch
     "amax": ("acc = tl.full([BLOCK_SIZE], float('-inf'), tl.float32)\n"
              "for start in range(0, n_cols, BLOCK_SIZE):\n"
              "    x = tl.load(x_row + start + offs, mask=start + offs < n_cols, other=float('-inf')).to(tl.float32)\n"
-             "    acc = tl.maximum(acc, x)\n"
-             "tl.store(out_ptr + row, tl.max(acc, axis=0))"),
+             "    acc = tl.maximum(acc, x, propagate_nan=tl.PropagateNan.ALL)\n"
+             "has_nan = tl.max((acc != acc).to(tl.int32), axis=0) > 0\n"
+             "tl.store(out_ptr + row, tl.where(has_nan, float('nan'), tl.max(acc, axis=0)))"),
     "amin": ("acc = tl.full([BLOCK_SIZE], float('inf'), tl.float32)\n"
              "for start in range(0, n_cols, BLOCK_SIZE):\n"
              "    x = tl.load(x_row + start + offs, mask=start + offs < n_cols, other=float('inf')).to(tl.float32)\n"
-             "    acc = tl.minimum(acc, x)\n"
-             "tl.store(out_ptr + row, tl.min(acc, axis=0))"),
+             "    acc = tl.minimum(acc, x, propagate_nan=tl.PropagateNan.ALL)\n"
+             "has_nan = tl.max((acc != acc).to(tl.int32), axis=0) > 0\n"
+             "tl.store(out_ptr + row, tl.where(has_nan, float('nan'), tl.min(acc, axis=0)))"),
 }
 _ONLINE_MAX_SUM = (
     "m = tl.full([BLOCK_SIZE], float('-inf'), tl.float32)   # running max per lane\n"
@@ -82,6 +85,25 @@ _REDUCTION_BODIES["cumsum"] = (
     "    carry += tl.sum(x, axis=0)\n"
     "    tl.store(out_row + start + offs, (y).to(out_ptr.dtype.element_ty), mask=mask)"
 )
+# argmax / argmin: the index of the first extreme value, a NaN counting as the extreme (as in torch). Each
+# lane keeps its first best value and index; then the row's first index among the lanes holding the best.
+_ARG_LOOP = (
+    "best = tl.full([BLOCK_SIZE], {init}, tl.float32)\n"
+    "best_i = tl.zeros([BLOCK_SIZE], tl.int64) + n_cols        # n_cols: nothing taken yet\n"
+    "for start in range(0, n_cols, BLOCK_SIZE):\n"
+    "    mask = start + offs < n_cols\n"
+    "    x = tl.load(x_row + start + offs, mask=mask, other={init}).to(tl.float32)\n"
+    "    take = mask & ((best_i == n_cols) | (x {cmp} best) | ((x != x) & (best == best)))\n"
+    "    best = tl.where(take, x, best)\n"
+    "    best_i = tl.where(take, (start + offs).to(tl.int64), best_i)\n"
+    "nan = best != best\n"
+    "has_nan = tl.max(nan.to(tl.int32), axis=0) > 0\n"
+    "row_best = tl.{reduce}(tl.where(nan, {init}, best), axis=0)\n"
+    "winner = tl.where(has_nan, nan, (best == row_best) & (best_i < n_cols))\n"
+    "tl.store(out_ptr + row, tl.min(tl.where(winner, best_i, n_cols), axis=0))"
+)
+_REDUCTION_BODIES["argmax"] = _ARG_LOOP.format(init="float('-inf')", cmp=">", reduce="max")
+_REDUCTION_BODIES["argmin"] = _ARG_LOOP.format(init="float('inf')", cmp="<", reduce="min")
 _FULL_OUTPUT = {"softmax", "log_softmax", "layer_norm", "group_norm", "cumsum"}
 _NORMS = {"layer_norm", "group_norm"}
 
@@ -90,9 +112,19 @@ _NORMS = {"layer_norm", "group_norm"}
 _TILE_BODIES = {
     "sum": ("x = tl.load(ptrs, mask=mask, other=0.0).to(tl.float32)", "tl.sum(x, axis=1)"),
     "mean": ("x = tl.load(ptrs, mask=mask, other=0.0).to(tl.float32)", "tl.sum(x, axis=1) / n_cols"),
-    "amax": ("x = tl.load(ptrs, mask=mask, other=float('-inf')).to(tl.float32)", "tl.max(x, axis=1)"),
-    "amin": ("x = tl.load(ptrs, mask=mask, other=float('inf')).to(tl.float32)", "tl.min(x, axis=1)"),
+    "amax": ("x = tl.load(ptrs, mask=mask, other=float('-inf')).to(tl.float32)",
+             "tl.where(tl.max((x != x).to(tl.int32), axis=1) > 0, float('nan'), tl.max(x, axis=1))"),
+    "amin": ("x = tl.load(ptrs, mask=mask, other=float('inf')).to(tl.float32)",
+             "tl.where(tl.max((x != x).to(tl.int32), axis=1) > 0, float('nan'), tl.min(x, axis=1))"),
 }
+_ARG_TILE = ("x = tl.load(ptrs, mask=mask, other={init}).to(tl.float32)\n"
+             "nan = (x != x) & mask\n"
+             "has_nan = tl.max(nan.to(tl.int32), axis=1) > 0\n"
+             "row_best = tl.{reduce}(tl.where(nan, {init}, x), axis=1)\n"
+             "winner = tl.where(has_nan[:, None], nan, mask & (x == row_best[:, None]))\n"
+             "index = tl.min(tl.where(winner, cols[None, :], n_cols), axis=1)")
+_TILE_BODIES["argmax"] = (_ARG_TILE.format(init="float('-inf')", reduce="max"), "index")
+_TILE_BODIES["argmin"] = (_ARG_TILE.format(init="float('inf')", reduce="min"), "index")
 _TILE_EXP = ("x = tl.load(ptrs, mask=mask, other=float('-inf')).to(tl.float32)\n"
              "m = tl.max(x, axis=1)\n"
              "m = tl.where(m == float('-inf'), 0.0, m)   # rows of -inf (and padding rows) stay finite\n"
@@ -143,15 +175,29 @@ _MID_ACCUMULATE = (
     "    acc = {update}\n"
     "tl.store(out_ptr + outer * n_inner + cols, ({result}).to(out_ptr.dtype.element_ty), mask=cmask)"
 )
+_ARG_MID = (    # one lane per column walks its n_red values in order: the first extreme (or NaN) wins
+    "best = tl.full([BLOCK_INNER], {init}, tl.float32)\n"
+    "best_i = tl.zeros([BLOCK_INNER], tl.int64)\n"
+    "for r in range(0, n_red):\n"
+    "    x = tl.load(x_base + r * n_inner, mask=cmask, other=0.0).to(tl.float32)\n"
+    "    take = (r == 0) | (x {cmp} best) | ((x != x) & (best == best))\n"
+    "    best = tl.where(take, x, best)\n"
+    "    best_i = tl.where(take, r, best_i)\n"
+    "tl.store(out_ptr + outer * n_inner + cols, best_i.to(out_ptr.dtype.element_ty), mask=cmask)"
+)
 _MID_BODIES = {
     "sum": _MID_ACCUMULATE.format(init="0.0", update="acc + x", result="acc"),
     "mean": _MID_ACCUMULATE.format(init="0.0", update="acc + x", result="acc / n_red"),
-    "amax": _MID_ACCUMULATE.format(init="float('-inf')", update="tl.maximum(acc, x)", result="acc"),
-    "amin": _MID_ACCUMULATE.format(init="float('inf')", update="tl.minimum(acc, x)", result="acc"),
+    "amax": _MID_ACCUMULATE.format(init="float('-inf')", result="acc",
+                                   update="tl.maximum(acc, x, propagate_nan=tl.PropagateNan.ALL)"),
+    "amin": _MID_ACCUMULATE.format(init="float('inf')", result="acc",
+                                   update="tl.minimum(acc, x, propagate_nan=tl.PropagateNan.ALL)"),
     "logsumexp": _MID_ONLINE + "tl.store(out_ptr + outer * n_inner + cols, (m + tl.log(s)).to("
                                "out_ptr.dtype.element_ty), mask=cmask)",
     "softmax": _MID_ONLINE + "inv = 1.0 / s\n" + _MID_WRITE.format(value="tl.exp(x - m) * inv"),
     "log_softmax": _MID_ONLINE + "log_s = tl.log(s)\n" + _MID_WRITE.format(value="x - m - log_s"),
+    "argmax": _ARG_MID.format(init="float('-inf')", cmp=">"),
+    "argmin": _ARG_MID.format(init="float('inf')", cmp="<"),
     "cumsum": ("acc = tl.zeros([BLOCK_INNER], tl.float32)\n"
                "for r in range(0, n_red):\n"
                "    acc += tl.load(x_base + r * n_inner, mask=cmask, other=0.0).to(tl.float32)\n"
@@ -358,7 +404,7 @@ def _with_prologue(kernel: Kernel, plan: Plan, x: fx.Node, loop_src: str, tile_s
     first_full = pw.full.index(True)
     call = ", ".join(a + pw.index_args())
     head = lines[0].replace(f"def {name}(x", f"def {name}({', '.join(a)}", 1)
-    prep = [f"    shape = torch.broadcast_shapes({', '.join(v + '.shape' for v in a)})",
+    prep = [f"    shape = torch.broadcast_shapes({', '.join(v + '.shape' for v in pw.tensor_names())})",
             f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
     prep += pointwise_inputs_prep(pw, rank, f"a{first_full}.device", keep_layout=False)
     prep += [f"    inner = inner_sizes(shape, list(range({rank})))",

@@ -1,0 +1,30 @@
+"""Indices of extremes: argmax over the last dim (short rows: the tile kernel), argmin over a middle dim (the
+strided kernel), the indices of ``torch.max(x, dim)`` with its values unused, and an argmax over long rows
+(the looped kernel) of a pointwise prologue. Ties and NaN follow torch: the first extreme, a NaN counting
+as one."""
+import torch
+import torch.nn as nn
+
+batch, rows, cols, long_cols = 3, 6, 33, 1500
+
+
+class Model(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        last = torch.argmax(x, dim=-1)
+        middle = torch.argmin(x, dim=1, keepdim=True)
+        _, of_max = torch.max(x, 2)
+        long = torch.argmax(torch.relu(y) * 2.0, dim=1)
+        return last, middle, of_max, long
+
+
+def get_inputs():
+    x = torch.randn(batch, rows, cols).round(decimals=1)     # rounded: ties
+    x[0, 2, 5] = float("nan")
+    x[1, :, 3] = float("nan")
+    y = torch.randn(batch, long_cols).round()                # whole numbers: the row's maximum repeats
+    y[1, 700] = float("nan")
+    return [x, y]
+
+
+def get_init_inputs():
+    return []
