@@ -150,6 +150,7 @@ _AFFINE_INDEX = {
                    "(rows % groups)[:, None] * cpg + cols[None, :] // spatial"),
 }
 TILE_MAX_COLS = 1024       # rows up to this length use the tile kernel
+MIN_PROGRAMS = 1024        # the strided kernel narrows its columns until it has this many programs (or 128)
 
 
 # Reduced dims in the middle (softmax over channels of NCHW): x seen as (outer, n_red, n_inner), columns of
@@ -448,6 +449,8 @@ def middle_reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int], d
              f"    n_outer, n_red, n_inner = {prod(range(first))}, {prod(dims)}, {prod(range(last + 1, rank))}",
              f"    out = torch.empty({out_shape}, device=x.device, dtype={tensor_meta(node).dtype})",
              f"    block = min({knobs['BLOCK_SIZE']}, triton.next_power_of_2(max(n_inner, 1)))",
+             f"    while block > 128 and n_outer * triton.cdiv(n_inner, block) < {MIN_PROGRAMS}:",
+             "        block //= 2                     # narrower columns, more programs: enough to fill the GPU",
              "    n_col_blocks = triton.cdiv(n_inner, block)",
              f"    {name}_kernel[(n_outer * n_col_blocks,)](x, out, n_red, n_inner, n_col_blocks, BLOCK_INNER=block, "
              f"num_warps={knobs['num_warps']})",
