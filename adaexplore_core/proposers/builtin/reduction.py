@@ -150,7 +150,7 @@ _AFFINE_INDEX = {
                    "(rows % groups)[:, None] * cpg + cols[None, :] // spatial"),
 }
 TILE_MAX_COLS = 1024       # rows up to this length use the tile kernel
-MIN_PROGRAMS = 1024        # the strided kernel narrows its columns until it has this many programs (or 128)
+MIN_PROGRAMS = 512         # the strided kernel narrows its columns until it has this many programs (or 128)
 
 
 # Reduced dims in the middle (softmax over channels of NCHW): x seen as (outer, n_red, n_inner), columns of
