@@ -169,6 +169,30 @@ def _run_candidate(state: WorkerState, fn: Callable[[], Any], what: str) -> Any:
         raise Failed(invalid(stage, f"The candidate {what} {verb}: {detail}", [check])) from e
 
 
+class BufferStates:
+    """A module pair's buffers around one trial. The candidate's buffers that share a name and shape with the
+    reference's start from the reference's values (timing runs may have moved them apart); ``changed()``
+    then says which buffers each forward changed."""
+
+    def __init__(self, reference: torch.nn.Module, candidate: torch.nn.Module) -> None:
+        self.reference = dict(reference.named_buffers())
+        self.candidate = dict(candidate.named_buffers())
+        self.shared = [n for n, b in self.reference.items()
+                       if n in self.candidate and self.candidate[n].shape == b.shape]
+        with torch.no_grad():
+            for name in self.shared:
+                self.candidate[name].copy_(self.reference[name])
+        self._ref_before = snapshot(list(self.reference.values()))
+        self._cand_before = snapshot([self.candidate[n] for n in self.shared])
+
+    def changed(self) -> tuple[list[str], list[str]]:
+        """(reference buffers changed, shared candidate buffers changed), by name."""
+        names = list(self.reference)
+        ref = [names[i] for i in mutated(list(self.reference.values()), self._ref_before)]
+        cand = [self.shared[i] for i in mutated([self.candidate[n] for n in self.shared], self._cand_before)]
+        return ref, cand
+
+
 class Judging:
     """Judges one request; methods are the stages, in order."""
 
@@ -182,6 +206,7 @@ class Judging:
         self.trials_done = 0
         self.last_launches = 0            # Triton launches in the last trial's forward
         self.last_inputs: list[Any] = []  # the last trial's inputs, untouched (reused as a timing set)
+        self.updated_buffers: set[str] = set()   # reference buffers its forward changes (running statistics)
         rng = random.Random(request.seed)
         self.seeds = [rng.getrandbits(62) for _ in range(request.trials + EXTRA_TRIALS + 8)]
 
@@ -274,6 +299,7 @@ class Judging:
     def trial(self, task: Any, reference: Any, candidate: Any, index: int) -> None:
         ref_in = task.make_inputs(self.seeds[index], self.device)   # fresh: the reference may use them as is
         originals = snapshot(ref_in)
+        buffers = BufferStates(reference, candidate)
         cand_in = [c if c is not None else x for c, x in zip(snapshot(ref_in), ref_in)]
 
         def run_reference() -> list[Any]:
@@ -331,6 +357,7 @@ class Judging:
                 raise self.fail("correctness", "inputs_unchanged", f"{label}: inputs mutated differently",
                                 "The reference modifies its inputs in place and the candidate does not do "
                                 "the same")
+        self.check_state(buffers, label)
         allowed = aliased_outputs(ref_out, ref_in)
         cand_alias = aliased_outputs(cand_out, cand_in) - allowed
         if cand_alias:
@@ -340,6 +367,32 @@ class Judging:
         self.trials_done += 1
         self.last_launches = launches
         self.last_inputs = [o if o is not None else x for o, x in zip(originals, ref_in)]   # pristine copies
+
+    def check_state(self, buffers: BufferStates, label: str) -> None:
+        """The buffers the reference's forward changed (running statistics, counters) must change the same
+        way in the candidate, and the candidate must not change reference-named buffers the reference
+        leaves alone."""
+        changed, cand_changed = buffers.changed()
+        self.updated_buffers.update(changed)
+        missing = [n for n in changed if n not in buffers.shared]
+        if missing:
+            raise self.fail("correctness", "state", f"{label}: the candidate has no buffer {missing[0]!r} of that "
+                                                    "shape",
+                            f"The reference's forward updates its buffer(s) {', '.join(missing[:3])} (running "
+                            "statistics, counters); the candidate must keep them under the same names and update "
+                            "them the same way")
+        for name in changed:
+            mismatch = compare_outputs([buffers.reference[name]], [buffers.candidate[name]], self.tolerance)
+            if mismatch is not None:
+                detail = mismatch.detail.replace("output", f"buffer {name}", 1)
+                raise self.fail("correctness", "state", f"{label}: {detail}",
+                                f"The candidate updates the module's buffer {name!r} differently from the "
+                                f"reference ({detail})")
+        extra = [n for n in cand_changed if n not in changed]
+        if extra:
+            raise self.fail("correctness", "state", f"{label}: buffer(s) {extra[:3]} changed",
+                            f"The candidate's forward changes the module's buffer(s) {', '.join(extra[:3])}; the "
+                            "reference's does not")
 
     def _reference_noise(self, reference: Any, originals: list[Any], ref_in: list[Any],
                          ref_out: list[Any]) -> list[float] | None:
@@ -454,6 +507,9 @@ def judge(state: WorkerState, request: JudgeRequest) -> Verdict:
             for i in range(request.trials):
                 job.trial(task, reference, candidate, i)
         job.pass_check("correctness", f"{request.trials} trials on fresh random inputs matched the reference")
+        if job.updated_buffers:
+            job.pass_check("state", f"buffers the forward updates ({', '.join(sorted(job.updated_buffers)[:4])}) "
+                                    "matched the reference after every trial")
         job.pass_check("triton_launched", f"{job.last_launches} Triton launch(es) per forward")
         if request.timing and job.device.type == "cuda":
             timing = job.time(task, reference, candidate)
