@@ -212,7 +212,9 @@ class AdaExploreServer(LanguageServer):
             result, state = self.result_for(uri, text, module)
             if result is None or not result.get("best"):
                 continue
-            message = {"fresh": f"AdaExplore: {headline(result)} (Preview / Apply in the code lens)",
+            fresh = f"AdaExplore: no faster kernel found (best validated: {headline(result)})" \
+                if is_slower(result) else f"AdaExplore: {headline(result)} (Preview / Apply in the code lens)"
+            message = {"fresh": fresh,
                        "applied": f"AdaExplore: applied ({headline(result)})",
                        "stale": f"AdaExplore: the result is stale ({self.stale_reason(text, module, result)} "
                                 "since the search); run Optimize again"}[state]
@@ -395,6 +397,12 @@ def headline(result: dict[str, Any]) -> str:
     return report_headline(result.get("best"), separator=" · ")
 
 
+def is_slower(result: dict[str, Any]) -> bool:
+    """The best validated kernel was timed and is no faster than eager PyTorch: nothing worth applying."""
+    best = result.get("best") or {}
+    return bool(best.get("timed")) and (best.get("speedup_vs_eager") or 0.0) < 1.0
+
+
 def _client_supports(ls: LanguageServer, dotted: str) -> bool:
     caps: Any = ls.client_capabilities
     for part in dotted.split("."):
@@ -559,7 +567,15 @@ def create_server() -> AdaExploreServer:
                     title=label + " · Cancel", command=CMD_CANCEL, arguments=[job.id])))
                 continue
             result, state = ls.result_for(uri, text, module)
-            if result is not None and result.get("best") and state == "fresh":
+            if result is not None and result.get("best") and state == "fresh" and is_slower(result):
+                lenses.append(types.CodeLens(range=at, command=types.Command(
+                    title=f"AdaExplore: no faster kernel found (best {headline(result)})", command=CMD_SHOW,
+                    arguments=args)))
+                lenses.append(types.CodeLens(range=at, command=types.Command(
+                    title="Preview", command=CMD_PREVIEW, arguments=args)))
+                lenses.append(types.CodeLens(range=at, command=types.Command(
+                    title="Optimize again", command=CMD_OPTIMIZE, arguments=args)))
+            elif result is not None and result.get("best") and state == "fresh":
                 lenses.append(types.CodeLens(range=at, command=types.Command(
                     title=f"⚡ {headline(result)}", command=CMD_SHOW, arguments=args)))
                 lenses.append(types.CodeLens(range=at, command=types.Command(
@@ -586,7 +602,10 @@ def create_server() -> AdaExploreServer:
             if result is None or not result.get("best") or state != "fresh":
                 continue
             best = result["best"]
-            label = f"⚡{best['speedup_vs_eager']:.2f}x" if best.get("timed") else "⚡valid"
+            if is_slower(result):
+                label = f"{best['speedup_vs_eager']:.2f}x (slower)"
+            else:
+                label = f"⚡{best['speedup_vs_eager']:.2f}x" if best.get("timed") else "⚡valid"
             hints.append(types.InlayHint(position=_lsp_position(module.name_range.end), label=label,
                                          padding_left=True, tooltip=headline(result)))
         return hints

@@ -88,6 +88,7 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "adaexplore_se
 
 
 async def start(lsp_client: LanguageClient, cache: Path, capabilities: str) -> None:
+    lsp_client.cache_dir = cache
     lsp_client.recorder = Recorder()
     lsp_client.refreshes = []
     keep_code_actions(lsp_client)
@@ -283,6 +284,32 @@ async def test_stale_result_is_never_applied(client: LanguageClient, tmp_path):
     assert "stale" in refused["error"]
     assert not client.recorder.edits
     assert any("stale" in m.message for m in client.messages)
+
+
+@pytest.mark.asyncio
+async def test_a_timed_result_slower_than_eager_is_not_offered(client: LanguageClient, tmp_path):
+    """A kernel that validated but ran slower than eager PyTorch: the lens says no faster kernel was found and
+    offers Preview and another search, not Apply; the inlay hint and the diagnostic say it too."""
+    from adaexplore_server.cache import ResultCache
+    uri = open_document(client, tmp_path / "slow.py", MODULE)
+    job = await run_command(client, "adaexplore.optimize", uri, "Scale")
+    assert (await wait_for_job(client, job["id"]))["state"] == "done"
+    cache = ResultCache(client.cache_dir)            # as if the search had run on a GPU and found 0.80x
+    key, result = cache.latest(uri, "Scale")
+    result["best"].update(timed=True, speedup_vs_eager=0.8, speedup_vs_compile=0.7, env={"gpu": "NVIDIA H200"})
+    cache.put(key, uri, "Scale", result)
+    cache.close()
+    await asyncio.sleep(0.3)                         # the server notices the write (checked every 100 ms)
+    assert await lenses(client, uri) == [
+        "AdaExplore: no faster kernel found (best 0.80x vs eager · 0.70x vs torch.compile · validated on NVIDIA "
+        "H200)", "Preview", "Optimize again"]
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(types.Position(0, 0), types.Position(30, 0))))
+    assert [h.label for h in hints] == ["0.80x (slower)"]
+    change_document(client, uri, MODULE + "\n", 2)   # publish the diagnostics again
+    await asyncio.sleep(1.0)
+    assert any("no faster kernel found" in d.message for d in client.diagnostics[uri])
 
 
 @pytest.mark.asyncio
