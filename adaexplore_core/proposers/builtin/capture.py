@@ -32,6 +32,7 @@ class Captured:
     init_args: list[Any]
     example_inputs: list[Any]          # meta tensors (real CPU ones when meta tensors could not be used)
     eval_only: tuple[str, ...] = ()    # submodules whose eval-mode behaviour was captured (must stay in eval)
+    train_only: tuple[str, ...] = ()   # submodules whose training-mode behaviour was captured (must stay so)
 
 
 def _line_of(error: BaseException, path: str) -> str:
@@ -86,37 +87,54 @@ def _values_only(graph_module: fx.GraphModule) -> None:
 _BATCH_NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
 
 
-def _eval_batch_norms(graph_module: fx.GraphModule) -> tuple[str, ...]:
-    """An eval-mode BatchNorm (running statistics) is a per-channel affine map: replace the module call by
-    ``batch_norm_eval`` on (C, 1, ...) views of its buffers, which the planner fuses like any pointwise op.
-    Training-mode batch norms (batch statistics, running-stat updates) stay modules. Returns the paths of
-    the rewritten modules; shapes must be propagated again."""
-    from .ops import batch_norm_eval
+def _batch_norms(graph_module: fx.GraphModule) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Rewrite BatchNorm module calls into ops the planner fuses. Eval mode (running statistics) is a
+    per-channel affine map: ``batch_norm_eval`` on (C, 1, ...) views of the buffers. Training mode (batch
+    statistics) is ``batch_norm_stats`` (a (2, C) tensor of mean and variance, which also updates the running
+    statistics) and ``batch_norm_eval`` on views of its rows. Returns the paths of the modules captured in
+    eval mode and in training mode; shapes must be propagated again."""
+    from .ops import batch_norm_eval, batch_norm_stats
     graph = graph_module.graph
-    rewritten: list[str] = []
+    eval_only: list[str] = []
+    train_only: list[str] = []
     for node in list(graph.nodes):
         module = graph_module.get_submodule(str(node.target)) if node.op == "call_module" else None
-        if not isinstance(module, _BATCH_NORMS) or module.training or module.running_mean is None:
+        if not isinstance(module, _BATCH_NORMS):
             continue
-        meta = node.args[0].meta.get("tensor_meta") if node.args and isinstance(node.args[0], fx.Node) else None
+        meta = node.meta.get("tensor_meta")          # the output's: the input's shape and dtype (an input
         if getattr(meta, "dtype", None) not in (torch.float32, torch.float16, torch.bfloat16) or \
-                len(meta.shape) < 2:
+                len(meta.shape) < 2 or not node.args:  # rewritten just before has no metadata yet)
             continue
         view = (-1,) + (1,) * (len(meta.shape) - 2)
         path = str(node.target)
+        batch_statistics = module.training or module.running_mean is None
         with graph.inserting_before(node):
-            def channel(name: str, default: float) -> Any:
-                if getattr(module, name) is None:
-                    return default
-                return graph.call_method("view", (graph.get_attr(f"{path}.{name}"), *view))
-            args = (node.args[0], channel("running_mean", 0.0), channel("running_var", 1.0), channel("weight", 1.0),
-                    channel("bias", 0.0), float(module.eps))
+            def buffer(name: str) -> Any:
+                return None if getattr(module, name) is None else graph.get_attr(f"{path}.{name}")
+
+            def channel(value: Any, default: float) -> Any:
+                return default if value is None else graph.call_method("view", (value, *view))
+            if batch_statistics:
+                tracked = module.track_running_stats and module.running_mean is not None
+                stats = graph.call_function(batch_norm_stats, (
+                    node.args[0], *(buffer(b) if tracked else None
+                                    for b in ("running_mean", "running_var", "num_batches_tracked")),
+                    module.momentum, float(module.eps)))
+                mean = channel(graph.call_method("select", (stats, 0, 0)), 0.0)
+                var = channel(graph.call_method("select", (stats, 0, 1)), 1.0)
+            else:
+                mean, var = channel(buffer("running_mean"), 0.0), channel(buffer("running_var"), 1.0)
+            args = (node.args[0], mean, var, channel(buffer("weight"), 1.0), channel(buffer("bias"), 0.0),
+                    float(module.eps))
             replacement = graph.call_function(batch_norm_eval, args)
         node.replace_all_uses_with(replacement)
         graph.erase_node(node)
-        rewritten.append(path)
+        if module.training:
+            train_only.append(path)
+        elif not batch_statistics:
+            eval_only.append(path)
     graph_module.recompile()
-    return tuple(rewritten)
+    return tuple(eval_only), tuple(train_only)
 
 
 def propagate_shapes(graph_module: fx.GraphModule, inputs: list[Any]) -> None:
@@ -174,7 +192,7 @@ def capture(spec: TaskSpec) -> Captured:
             inputs = task.make_inputs(0, "meta")
         graph_module = _trace(model, spec.path)
         propagate_shapes(graph_module, inputs)
-        eval_only = _eval_batch_norms(graph_module)
+        eval_only, train_only = _batch_norms(graph_module)
         propagate_shapes(graph_module, inputs)
     except ProposalError:
         raise
@@ -189,14 +207,14 @@ def capture(spec: TaskSpec) -> Captured:
         try:
             with torch.no_grad():
                 propagate_shapes(graph_module, inputs)
-                eval_only = _eval_batch_norms(graph_module)
+                eval_only, train_only = _batch_norms(graph_module)
                 propagate_shapes(graph_module, inputs)
         except Exception as e:  # noqa: BLE001
             raise ProposalError("the reference's own forward fails on its example inputs: "
                                 f"{_root_cause(e)}") from e
     return Captured(spec=spec, source=spec.read_source(), graph_module=graph_module,
                     modules=dict(graph_module.named_modules()), init_args=init_args, example_inputs=inputs,
-                    eval_only=eval_only)
+                    eval_only=eval_only, train_only=train_only)
 
 
 def reference_class_node(source: str, class_name: str) -> ast.ClassDef:

@@ -16,6 +16,7 @@ from torch import fx
 
 from ..base import ProposalError
 from .capture import Captured, reference_class_node
+from .batchnorm import batch_norm_stats_kernel
 from .gemm import gemm_kernel
 from .loss import cross_entropy_kernel
 from .plan import Kernel, Plan, is_number, self_path, tensor_meta
@@ -26,6 +27,7 @@ from .text import render
 DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
                  "reduction": {"BLOCK_SIZE": 2048, "num_warps": 8, "TILE": 4096},
                  "loss": {"BLOCK_SIZE": 4096, "num_warps": 8},
+                 "stats": {"BLOCK_SIZE": 1024, "num_warps": 4},
                  "gemm": {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8, "num_warps": 4,
                           "num_stages": 3}}
 _DROPPED_FUNCTIONS = {"get_inputs", "get_init_inputs"}
@@ -65,6 +67,9 @@ class SourceWriter:
         lines = [f"assert not {self_path(path)}.training, '{path} was captured in eval mode (running statistics); "
                  "call .eval() on the model, or propose again from a training-mode reference'"
                  for path in self.captured.eval_only]
+        lines += [f"assert {self_path(path)}.training, '{path} was captured in training mode (batch statistics); "
+                  "call .train() on the model, or propose again from an eval-mode reference'"
+                  for path in self.captured.train_only]
         for step in self.plan.steps:
             if isinstance(step, Kernel):
                 lines.append(self.kernel_call(step))
@@ -123,6 +128,8 @@ class SourceWriter:
             source, args = gemm_kernel(kernel, self.plan, knobs, self.captured.modules)
         elif kernel.kind == "loss":
             source, args = cross_entropy_kernel(kernel, self.plan, knobs)
+        elif kernel.kind == "stats":
+            source, args = batch_norm_stats_kernel(kernel, self.plan, knobs)
         else:
             source, args = reduction_kernel(kernel, self.plan, knobs)
         self.kernel_sources.append(source)

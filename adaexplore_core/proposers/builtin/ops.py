@@ -20,7 +20,7 @@ Expr = Callable[..., str]     # operand expressions (strings) -> expression stri
 
 @dataclass
 class Op:
-    kind: str                       # "pointwise" | "reduction" | "loss" | "torch"
+    kind: str                       # "pointwise" | "reduction" | "loss" | "stats" | "torch"
     name: str                       # short name used in kernel names and comments
     tensor_args: list[Any] = field(default_factory=list)   # fx nodes or constants, in expression order
     expr: Expr | None = None        # pointwise only
@@ -34,8 +34,25 @@ class Op:
 def batch_norm_eval(x: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, weight: Any, bias: Any,
                     eps: float) -> torch.Tensor:
     """Batch norm with running statistics, on per-channel views shaped (C, 1, ...): the pointwise form that
-    capture puts in place of an eval-mode BatchNorm module (see capture._eval_batch_norms)."""
+    capture puts in place of a BatchNorm module (see capture._batch_norms)."""
     return (x - mean) * torch.rsqrt(var + eps) * weight + bias
+
+
+def batch_norm_stats(x: torch.Tensor, running_mean: Any, running_var: Any, num_batches_tracked: Any,
+                     momentum: Any, eps: float) -> torch.Tensor:
+    """Training-mode batch norm statistics: the per-channel mean and biased variance of ``x`` (channels on dim
+    1) as a (2, C) tensor, and the running statistics updated as nn.BatchNorm does (when it tracks them).
+    What capture puts in place of a training-mode BatchNorm module, together with ``batch_norm_eval`` on the
+    two rows (see capture._batch_norms); the generated code computes it with Triton kernels."""
+    var, mean = torch.var_mean(x, dim=[0] + list(range(2, x.dim())), unbiased=False)
+    if running_mean is not None:
+        n = x.numel() // x.shape[1]
+        with torch.no_grad():
+            num_batches_tracked.add_(1)
+            factor = momentum if momentum is not None else 1.0 / num_batches_tracked
+            running_mean.mul_(1 - factor).add_(mean * factor)
+            running_var.mul_(1 - factor).add_(var * (n / max(n - 1, 1)) * factor)
+    return torch.stack((mean, var))
 
 
 def lit(value: float) -> str:
@@ -152,6 +169,7 @@ _FUNCTION_NAMES: dict[Any, str] = {
     torch.amin: "amin", torch.logsumexp: "logsumexp", F.layer_norm: "layer_norm", F.group_norm: "group_norm",
     torch.max: "max", torch.min: "min", torch.cumsum: "cumsum", batch_norm_eval: "batch_norm",
     torch.argmax: "argmax", torch.argmin: "argmin", F.cross_entropy: "cross_entropy",
+    batch_norm_stats: "batch_norm_stats",
 }
 _METHOD_NAMES = {
     "add": "add", "sub": "sub", "mul": "mul", "div": "div", "neg": "neg", "relu": "relu",
@@ -324,6 +342,8 @@ def _from_call(node: fx.Node, name: str) -> Op:
         return torch_op(name)      # values+indices or a global reduction: left to torch
     if name in REDUCTIONS:
         return _reduction(node, name, x)
+    if name == "batch_norm_stats":
+        return Op("stats", name, list(args[:4]), extra={"momentum": args[4], "eps": args[5]})
     if name == "cross_entropy":
         if any(_arg(node, i, key) is not None for i, key in ((3, "size_average"), (5, "reduce"))):
             return torch_op(name)          # the deprecated arguments: left to torch

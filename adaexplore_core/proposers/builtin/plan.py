@@ -45,7 +45,7 @@ class PlanOptions:
 
 @dataclass(eq=False)          # identity semantics: kernels are graph units, hashed by identity
 class Kernel:
-    kind: str                                  # "pointwise" | "reduction" | "loss" | "gemm" (then its epilogue)
+    kind: str                                  # "pointwise" | "reduction" | "loss" | "stats" | "gemm" (+ epilogue)
     nodes: list[fx.Node]                       # members, in graph order
     index: int = 0
     name: str = ""                             # launcher name; the kernel is name + "_kernel"
@@ -155,6 +155,12 @@ def _loss(node: fx.Node, op: Op) -> bool:
             and target.dtype == torch.int64 and tuple(target.shape) == (logits.shape[0],))
 
 
+def _stats(node: fx.Node, op: Op) -> bool:
+    """Training-mode batch norm statistics of a float (N, C, ...) tensor."""
+    meta = tensor_meta(op.tensor_args[0]) if op.kind == "stats" and op.tensor_args else None
+    return meta is not None and meta.dtype.is_floating_point and len(meta.shape) >= 2
+
+
 def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
               options: PlanOptions = PlanOptions()) -> Plan:
     nodes = list(graph_module.graph.nodes)
@@ -176,8 +182,9 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         if n.op not in ("call_function", "call_method", "call_module"):
             continue
         op = ops[n] = classify(n, modules)
-        if _reducible(n, op) or _loss(n, op) or (options.gemm == "triton" and gemm_operands(n, modules) is not None):
-            k = Kernel(op.kind if op.kind in ("reduction", "loss") else "gemm", [n])
+        if _reducible(n, op) or _loss(n, op) or _stats(n, op) or \
+                (options.gemm == "triton" and gemm_operands(n, modules) is not None):
+            k = Kernel(op.kind if op.kind in ("reduction", "loss", "stats") else "gemm", [n])
             kernels.append(k)
             kernel_of[n] = k
             continue

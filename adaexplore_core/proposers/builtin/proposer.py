@@ -22,6 +22,7 @@ KNOB_CHOICES = {
     "reduction": {"BLOCK_SIZE": [512, 1024, 2048, 4096, 8192], "num_warps": [2, 4, 8, 16],
                   "TILE": [1024, 2048, 4096, 8192]},
     "loss": {"BLOCK_SIZE": [1024, 2048, 4096, 8192], "num_warps": [4, 8, 16]},
+    "stats": {"BLOCK_SIZE": [256, 512, 1024, 2048], "num_warps": [2, 4, 8]},
     "gemm": {"BLOCK_M": [32, 64, 128], "BLOCK_N": [32, 64, 128], "BLOCK_K": [16, 32, 64], "GROUP_M": [1, 4, 8],
              "num_warps": [4, 8], "num_stages": [2, 3, 4]},
 }

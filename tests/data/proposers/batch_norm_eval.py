@@ -1,6 +1,6 @@
 """Eval-mode batch norms (running statistics set in the constructor): a per-channel affine map fused with
 its pointwise neighbours, after a conv (2-D, NCHW) and after a linear layer (1-D on (N, C)); one without
-affine parameters. A training-mode batch norm stays a module."""
+affine parameters; and a training-mode one (batch statistics, running statistics updated)."""
 import torch
 import torch.nn as nn
 
