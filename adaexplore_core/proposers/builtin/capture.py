@@ -55,7 +55,8 @@ def _root_cause(error: BaseException) -> str:
 def _values_only(graph_module: fx.GraphModule) -> None:
     """``torch.max(x, dim)[0]`` with the indices unused becomes ``torch.amax(x, dim)``, and
     ``torch.max(x, dim)[1]`` with the values unused ``torch.argmax(x, dim)`` (likewise min), so the reduction
-    can be fused; the graph is otherwise unchanged."""
+    can be fused (the indices only of a float input: torch.argmax refuses bools); the graph is otherwise
+    unchanged. Needs the shapes propagated; propagate them again after."""
     graph = graph_module.graph
     for node in list(graph.nodes):
         is_max = node.op == "call_function" and node.target in (torch.max, torch.min) or \
@@ -69,6 +70,9 @@ def _values_only(graph_module: fx.GraphModule) -> None:
         dim = node.kwargs.get("dim", node.args[1] if len(node.args) > 1 else None)
         keepdim = node.kwargs.get("keepdim", node.args[2] if len(node.args) > 2 else False)
         if not isinstance(dim, int) or set(node.kwargs) - {"dim", "keepdim"}:
+            continue
+        source = node.args[0].meta.get("tensor_meta") if isinstance(node.args[0], fx.Node) else None
+        if taken == {1} and getattr(source, "dtype", None) not in (torch.float32, torch.float16, torch.bfloat16):
             continue
         is_max = node.target in (torch.max, "max")
         if taken == {0}:
@@ -151,9 +155,7 @@ def _trace(model: nn.Module, path: str) -> fx.GraphModule:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ProposalError(f"unsupported: the forward cannot be captured by torch.fx ({first}){_line_of(e, path)}; "
                             "data-dependent control flow (if/for on tensor values) is the usual cause") from e
-    graph_module = fx.GraphModule(model, graph)
-    _values_only(graph_module)
-    return graph_module
+    return fx.GraphModule(model, graph)
 
 
 def check_input_mutation(source: str, class_name: str) -> None:
@@ -192,6 +194,7 @@ def capture(spec: TaskSpec) -> Captured:
             inputs = task.make_inputs(0, "meta")
         graph_module = _trace(model, spec.path)
         propagate_shapes(graph_module, inputs)
+        _values_only(graph_module)
         eval_only, train_only = _batch_norms(graph_module)
         propagate_shapes(graph_module, inputs)
     except ProposalError:
@@ -207,6 +210,7 @@ def capture(spec: TaskSpec) -> Captured:
         try:
             with torch.no_grad():
                 propagate_shapes(graph_module, inputs)
+                _values_only(graph_module)
                 eval_only, train_only = _batch_norms(graph_module)
                 propagate_shapes(graph_module, inputs)
         except Exception as e:  # noqa: BLE001

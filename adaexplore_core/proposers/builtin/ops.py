@@ -291,6 +291,11 @@ def _from_call(node: fx.Node, name: str) -> Op:
         return _binary(name, args[0], args[1])
     if name == "div" and len(args) == 2 and node.kwargs.get("rounding_mode") is None:
         return _binary(name, args[0], args[1])
+    parameters = {"gelu": [(1, "approximate")], "leaky_relu": [(1, "negative_slope")],
+                  "hardtanh": [(1, "min_val"), (2, "max_val")], "softplus": [(1, "beta"), (2, "threshold")],
+                  "elu": [(1, "alpha")], "group_norm": [(4, "eps")], "layer_norm": [(4, "eps")]}
+    if any(isinstance(_arg(node, i, key), fx.Node) for i, key in parameters.get(name, ())):
+        return torch_op(name)          # a parameter computed at run time: these templates bake it in
     if name == "gelu":
         return Op("pointwise", name, [x], lambda a, ap=_arg(node, 1, "approximate", "none"): _gelu(a, ap))
     if name == "leaky_relu":

@@ -141,8 +141,8 @@ def _reducible(node: fx.Node, op: Op) -> bool:
     inputs = [a for a in op.tensor_args if isinstance(a, fx.Node)]
     if op.kind != "reduction" or meta is None or len(inputs) != 1 or tensor_meta(inputs[0]) is None:
         return False
-    if op.reduction in ("argmax", "argmin"):
-        return tensor_meta(inputs[0]).dtype.is_floating_point
+    if op.reduction in ("argmax", "argmin"):    # compared in fp32: exact only for these (indices must match)
+        return tensor_meta(inputs[0]).dtype in (torch.float32, torch.float16, torch.bfloat16)
     return meta.dtype.is_floating_point
 
 
@@ -249,6 +249,8 @@ def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
         dims = reduced_dims(op, rank)
         if not dims or dims != tuple(range(rank - len(dims), rank)):
             continue                                        # not the row kernels
+        if op.reduction in ("argmax", "argmin") and tensor_meta(x).dtype != torch.float32:
+            continue       # the prologue computes in fp32: ties after rounding to fp16/bf16 would be missed
         outside = [a for n in p.nodes for a in n.all_input_nodes if a not in members]
         if not any(tensor_meta(a) is not None and tuple(tensor_meta(a).shape) == shape for a in outside):
             continue

@@ -92,7 +92,7 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
                 (produced[1],) + (1,) * (len(produced) - 2)
             tensors.append((f"{prefix}{i + 1}", split_bias[node], bias_shape))
             value_of[node] = f"({prefix}{i} + {prefix}{i + 1})"
-    full = [t[2] == out_shape for t in tensors]
+    full = [i not in numbers and t[2] == out_shape for i, t in enumerate(tensors)]
     varying = {i: [d for d, size in enumerate(aligned(t[2], rank)) if size == out_shape[d] and size > 1]
                for i, t in enumerate(tensors) if not full[i]}
     skipped = {i: [d for d, size in enumerate(aligned(tensors[i][2], rank)) if size == 1 and out_shape[d] > 1]
