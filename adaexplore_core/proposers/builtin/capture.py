@@ -91,12 +91,13 @@ def _values_only(graph_module: fx.GraphModule) -> None:
 _BATCH_NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
 
 
-def _batch_norms(graph_module: fx.GraphModule) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _batch_norms(graph_module: fx.GraphModule, training: bool = True) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Rewrite BatchNorm module calls into ops the planner fuses. Eval mode (running statistics) is a
     per-channel affine map: ``batch_norm_eval`` on (C, 1, ...) views of the buffers. Training mode (batch
     statistics) is ``batch_norm_stats`` (a (2, C) tensor of mean and variance, which also updates the running
     statistics) and ``batch_norm_eval`` on views of its rows. Returns the paths of the modules captured in
-    eval mode and in training mode; shapes must be propagated again."""
+    eval mode and in training mode; shapes must be propagated again. ``training=False`` leaves the
+    batch-statistics modules alone."""
     from .ops import batch_norm_eval, batch_norm_stats
     graph = graph_module.graph
     eval_only: list[str] = []
@@ -112,6 +113,8 @@ def _batch_norms(graph_module: fx.GraphModule) -> tuple[tuple[str, ...], tuple[s
         view = (-1,) + (1,) * (len(meta.shape) - 2)
         path = str(node.target)
         batch_statistics = module.training or module.running_mean is None
+        if batch_statistics and not training:
+            continue
         with graph.inserting_before(node):
             def buffer(name: str) -> Any:
                 return None if getattr(module, name) is None else graph.get_attr(f"{path}.{name}")
@@ -180,8 +183,9 @@ def check_input_mutation(source: str, class_name: str) -> None:
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 
 
-def capture(spec: TaskSpec) -> Captured:
-    """Trace the reference of ``spec`` and annotate every node with its tensor metadata."""
+def capture(spec: TaskSpec, training_batch_norms: bool = True) -> Captured:
+    """Trace the reference of ``spec`` and annotate every node with its tensor metadata.
+    ``training_batch_norms=False`` keeps training-mode batch norms as modules (cuDNN)."""
     try:
         task: LoadedTask = load_task(spec)
         init_args = task.init_args()
@@ -195,7 +199,7 @@ def capture(spec: TaskSpec) -> Captured:
         graph_module = _trace(model, spec.path)
         propagate_shapes(graph_module, inputs)
         _values_only(graph_module)
-        eval_only, train_only = _batch_norms(graph_module)
+        eval_only, train_only = _batch_norms(graph_module, training_batch_norms)
         propagate_shapes(graph_module, inputs)
     except ProposalError:
         raise
@@ -211,7 +215,7 @@ def capture(spec: TaskSpec) -> Captured:
             with torch.no_grad():
                 propagate_shapes(graph_module, inputs)
                 _values_only(graph_module)
-                eval_only, train_only = _batch_norms(graph_module)
+                eval_only, train_only = _batch_norms(graph_module, training_batch_norms)
                 propagate_shapes(graph_module, inputs)
         except Exception as e:  # noqa: BLE001
             raise ProposalError("the reference's own forward fails on its example inputs: "

@@ -26,17 +26,19 @@ BIAS_SPLIT_MODULES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspo
 class PlanOptions:
     """Structural choices. ``fuse``: fuse pointwise chains (else one kernel per op); ``split_bias``: run a
     linear/conv without its bias and add the bias inside the following fused kernel; ``fold``: apply the
-    exact algebraic rewrites of ``rewrite.py`` first."""
+    exact algebraic rewrites of ``rewrite.py`` first; ``batch_norm``: "triton" computes a training-mode batch
+    norm's statistics in Triton, "torch" leaves the whole module to cuDNN (a capture without that rewrite)."""
 
     fuse: bool = True
     split_bias: bool = False
     fold: bool = True
     gemm: str = "torch"          # "torch": cuBLAS, epilogue in a fused kernel; "triton": a Triton GEMM with it
     boundaries: tuple[str, ...] = ()   # nodes that start a new fused kernel instead of joining their input's
+    batch_norm: str = "triton"
 
     def to_dict(self) -> dict[str, Any]:
         return {"fuse": self.fuse, "split_bias": self.split_bias, "fold": self.fold, "gemm": self.gemm,
-                "boundaries": list(self.boundaries)}
+                "boundaries": list(self.boundaries), "batch_norm": self.batch_norm}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "PlanOptions":

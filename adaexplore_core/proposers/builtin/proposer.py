@@ -29,7 +29,7 @@ KNOB_CHOICES = {
 MUTATION_TRIES = 8
 BOUNDARY_MOVE_SHARE = 0.25      # of small steps: split a fused kernel at a node, or merge one back
 PLAN_VARIANTS = (PlanOptions(), PlanOptions(split_bias=True), PlanOptions(gemm="triton"), PlanOptions(fuse=False),
-                 PlanOptions(fold=False))
+                 PlanOptions(fold=False), PlanOptions(batch_norm="torch"))
 
 
 class BuiltinProposer:
@@ -38,30 +38,36 @@ class BuiltinProposer:
     name = "builtin"
 
     def __init__(self) -> None:
-        self._captures: dict[str, Captured] = {}
-        self._folded: dict[str, Captured | None] = {}
+        self._captures: dict[tuple[str, str], Captured] = {}
+        self._folded: dict[int, Captured | None] = {}      # by id of a capture held in self._captures
 
-    def captured(self, request: ProposalRequest) -> Captured:
-        key = request.task.key()
+    def captured(self, request: ProposalRequest, batch_norm: str = "triton") -> Captured:
+        """The traced reference; ``batch_norm="torch"``: with training-mode batch norms kept as modules."""
+        key = (request.task.key(), batch_norm)
         if key not in self._captures:
-            self._captures[key] = capture(request.task)
+            self._captures[key] = capture(request.task, training_batch_norms=batch_norm == "triton")
         return self._captures[key]
 
     def folded(self, captured: Captured) -> Captured:
         """``captured`` after the exact algebraic rewrites (itself when none applies)."""
-        key = captured.spec.key()
+        key = id(captured)
         if key not in self._folded:
             graph_module = fold_linear_reductions(captured.graph_module, captured.example_inputs)
             self._folded[key] = None if graph_module is None else dataclasses.replace(
                 captured, graph_module=graph_module, modules=dict(graph_module.named_modules()))
         return self._folded[key] or captured
 
-    def plans(self, captured: Captured) -> list[tuple[Captured, Plan]]:
+    def source_graph(self, request: ProposalRequest, options: PlanOptions) -> Captured:
+        """The graph a plan with ``options`` is made from."""
+        captured = self.captured(request, options.batch_norm)
+        return self.folded(captured) if options.fold else captured
+
+    def plans(self, request: ProposalRequest) -> list[tuple[Captured, Plan]]:
         """Distinct fusion plans for this module (with the graph each was made from), the default first."""
         plans: list[tuple[Captured, Plan]] = []
         seen: set[tuple] = set()
         for options in PLAN_VARIANTS:
-            source = self.folded(captured) if options.fold else captured
+            source = self.source_graph(request, options)
             plan = make_plan(source.graph_module, source.modules, options)
             signature = (tuple(tuple(n.name for n in k.nodes) for k in plan.kernels),
                          tuple(sorted(n.name for n in plan.split_nodes)))
@@ -71,9 +77,9 @@ class BuiltinProposer:
         return plans
 
     def propose(self, request: ProposalRequest) -> Proposal:
-        captured = self.captured(request)
-        plans = self.plans(captured)
+        plans = self.plans(request)
         if not plans:
+            captured = self.captured(request)
             generate(captured, make_plan(captured.graph_module, captured.modules))   # raises the reason
         rng = random.Random(request.seed)
         parent = request.parent.meta.get("builtin") if request.parent else None
@@ -86,7 +92,7 @@ class BuiltinProposer:
             source = generate(graph, plan, knobs)
         else:
             options = PlanOptions.from_dict(parent["options"])
-            graph = self.folded(captured) if options.fold else captured
+            graph = self.source_graph(request, options)
             base = {int(k): dict(v) for k, v in parent.get("knobs", {}).items()}
             plan = make_plan(graph.graph_module, graph.modules, options)
             for _ in range(MUTATION_TRIES):         # some knobs do not apply to every kernel variant
@@ -105,7 +111,8 @@ class BuiltinProposer:
         if findings:
             raise ProposalError(f"unsupported: the generated candidate breaks a judge rule "
                                 f"({guard.summarize(findings)}); the reference's own code is the likely cause")
-        return Proposal(source=source, description=describe(plan, change, folded=graph is not captured),
+        folded = graph is not self.captured(request, plan.options.batch_norm)
+        return Proposal(source=source, description=describe(plan, change, folded=folded),
                         meta={"builtin": {"options": plan.options.to_dict(),
                                           "knobs": {str(k): v for k, v in knobs.items()}}})
 
@@ -183,6 +190,8 @@ def describe(plan: Plan, change: str, folded: bool = False) -> str:
         extras.append("one kernel per op")
     if folded:
         extras.append("sum/mean over a linear layer folded into its weights")
+    if plan.options.batch_norm == "torch":
+        extras.append("training-mode batch norm left to cuDNN")
     tail = f" ({'; '.join(extras)})" if extras else ""
     return f"{len(plan.kernels)} Triton kernel(s): {', '.join(parts)}{tail}; {change}"
 
