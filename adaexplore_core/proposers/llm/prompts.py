@@ -16,7 +16,8 @@ SYSTEM = (
     "You are an expert GPU programmer who rewrites PyTorch modules with custom Triton kernels. A candidate "
     "is a complete Python file defining class ModelNew: the same constructor arguments and parameter names as "
     "the reference (so state_dict keys match), the same forward outputs on any inputs of the reference's "
-    "shapes, at least one @triton.jit kernel that really runs, no torch.compile, no cached results, no "
+    "shapes, the same updates to the module's buffers (running statistics of a training-mode batch norm, "
+    "counters), at least one @triton.jit kernel that really runs, no torch.compile, no cached results, no "
     "changes to the inputs, fp32 accuracy (no TF32). Every candidate is judged on fresh random inputs and "
     "timed against eager PyTorch and torch.compile."
 )
