@@ -21,6 +21,7 @@ from .gemm import gemm_kernel
 from .loss import cross_entropy_kernel
 from .plan import Kernel, Plan, is_number, self_path, tensor_meta
 from .pointwise import LAYOUT_HELPERS, pointwise_kernel
+from .pool import pool_kernel
 from .reduction import reduction_kernel
 from .text import render
 
@@ -28,6 +29,7 @@ DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
                  "reduction": {"BLOCK_SIZE": 2048, "num_warps": 8, "TILE": 4096},
                  "loss": {"BLOCK_SIZE": 4096, "num_warps": 8},
                  "stats": {"BLOCK_SIZE": 1024, "num_warps": 4},
+                 "pool": {"BLOCK_SIZE": 256, "num_warps": 4},
                  "gemm": {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8, "num_warps": 4,
                           "num_stages": 3}}
 _DROPPED_FUNCTIONS = {"get_inputs", "get_init_inputs"}
@@ -130,6 +132,8 @@ class SourceWriter:
             source, args = cross_entropy_kernel(kernel, self.plan, knobs)
         elif kernel.kind == "stats":
             source, args = batch_norm_stats_kernel(kernel, self.plan, knobs)
+        elif kernel.kind == "pool":
+            source, args = pool_kernel(kernel, self.plan, knobs)
         else:
             source, args = reduction_kernel(kernel, self.plan, knobs)
         self.kernel_sources.append(source)
@@ -147,7 +151,8 @@ class SourceWriter:
         if self.needs_operator:
             header.append("import operator")
         header += [line for line in imports if line not in header]
-        if any(k.kind == "pointwise" or (k.kind == "reduction" and len(k.nodes) > 1) for k in self.plan.kernels):
+        if any(k.kind == "pointwise" or (k.kind in ("reduction", "pool") and len(k.nodes) > 1)
+               for k in self.plan.kernels):
             self.kernel_sources.insert(0, LAYOUT_HELPERS.strip())
         kernels = "\n\n\n".join(self.kernel_sources)
         return "\n".join(header) + f"\n\n\n{kernels}\n\n\n{body}\n"

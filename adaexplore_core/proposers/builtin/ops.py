@@ -20,7 +20,7 @@ Expr = Callable[..., str]     # operand expressions (strings) -> expression stri
 
 @dataclass
 class Op:
-    kind: str                       # "pointwise" | "reduction" | "loss" | "stats" | "torch"
+    kind: str                       # "pointwise" | "reduction" | "loss" | "stats" | "pool" | "torch"
     name: str                       # short name used in kernel names and comments
     tensor_args: list[Any] = field(default_factory=list)   # fx nodes or constants, in expression order
     expr: Expr | None = None        # pointwise only
@@ -213,6 +213,36 @@ def torch_op(name: str) -> Op:
     return Op(kind="torch", name=name)
 
 
+_POOL_MODULES = {nn.MaxPool1d: ("max", 1), nn.MaxPool2d: ("max", 2), nn.MaxPool3d: ("max", 3),
+                 nn.AvgPool1d: ("avg", 1), nn.AvgPool2d: ("avg", 2), nn.AvgPool3d: ("avg", 3)}
+_POOL_FUNCTIONS = {F.max_pool1d: ("max", 1), F.max_pool2d: ("max", 2), F.max_pool3d: ("max", 3),
+                   F.avg_pool1d: ("avg", 1), F.avg_pool2d: ("avg", 2), F.avg_pool3d: ("avg", 3)}
+_POOL_ARGS = {"max": ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"),
+              "avg": ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")}
+
+
+def _pool(node: fx.Node, kind: str, dims: int, given: dict[str, Any]) -> Op:
+    """Max or average pooling over the last ``dims`` dims of an (N, C, ...) input: a "pool" kernel. Left to
+    torch: indices returned, run-time window parameters, and average pooling with ceil_mode."""
+    def sizes(value: Any, default: Any) -> tuple[int, ...] | None:
+        value = default if value is None or value == [] or value == () else value
+        values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
+        return values if len(values) == dims and all(type(v) is int for v in values) else None
+
+    kernel = sizes(given.get("kernel_size"), None)
+    stride = sizes(given.get("stride"), kernel)
+    padding, dilation = sizes(given.get("padding"), 0), sizes(given.get("dilation"), 1)
+    divisor = given.get("divisor_override")
+    if None in (kernel, stride, padding, dilation) or given.get("return_indices") or \
+            not isinstance(given.get("ceil_mode", False), bool) or (divisor is not None and type(divisor) is not int) \
+            or (kind == "avg" and given.get("ceil_mode")) or not isinstance(node.args[0], fx.Node):
+        return torch_op(f"{kind}pool{dims}d")
+    return Op("pool", f"{kind}_pool{dims}d", [node.args[0]], extra={
+        "kind": kind, "dims": dims, "kernel": kernel, "stride": stride, "padding": padding, "dilation": dilation,
+        "ceil_mode": bool(given.get("ceil_mode", False)), "count_include_pad": given.get("count_include_pad", True),
+        "divisor": divisor})
+
+
 def classify(node: fx.Node, modules: dict[str, nn.Module]) -> Op:
     """What to do with one call node; ``torch`` when no Triton template applies.
 
@@ -223,10 +253,17 @@ def classify(node: fx.Node, modules: dict[str, nn.Module]) -> Op:
         module = modules[str(node.target)]
         if getattr(module, "inplace", False) is True:
             return torch_op(type(module).__name__.lower())
+        if type(module) in _POOL_MODULES and len(node.args) == 1 and not node.kwargs:
+            kind, dims = _POOL_MODULES[type(module)]
+            return _pool(node, kind, dims, {a: getattr(module, a, None) for a in _POOL_ARGS[kind]})
         name = _MODULE_NAMES.get(type(module))
         if name is None:
             return torch_op(type(module).__name__.lower())
         return _from_module(node, module, name)
+    if node.op == "call_function" and node.target in _POOL_FUNCTIONS:
+        kind, dims = _POOL_FUNCTIONS[node.target]
+        names = _POOL_ARGS[kind][:len(node.args) - 1]
+        return _pool(node, kind, dims, {**dict(zip(names, node.args[1:])), **node.kwargs})
     if node.op == "call_function":
         name = _FUNCTION_NAMES.get(node.target)
     elif node.op == "call_method":

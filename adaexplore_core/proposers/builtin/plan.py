@@ -35,10 +35,11 @@ class PlanOptions:
     gemm: str = "torch"          # "torch": cuBLAS, epilogue in a fused kernel; "triton": a Triton GEMM with it
     boundaries: tuple[str, ...] = ()   # nodes that start a new fused kernel instead of joining their input's
     batch_norm: str = "triton"
+    pool: str = "triton"         # "triton": pooling kernels (with their prologue fused); "torch": cuDNN
 
     def to_dict(self) -> dict[str, Any]:
         return {"fuse": self.fuse, "split_bias": self.split_bias, "fold": self.fold, "gemm": self.gemm,
-                "boundaries": list(self.boundaries), "batch_norm": self.batch_norm}
+                "boundaries": list(self.boundaries), "batch_norm": self.batch_norm, "pool": self.pool}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "PlanOptions":
@@ -47,7 +48,7 @@ class PlanOptions:
 
 @dataclass(eq=False)          # identity semantics: kernels are graph units, hashed by identity
 class Kernel:
-    kind: str                                  # "pointwise" | "reduction" | "loss" | "stats" | "gemm" (+ epilogue)
+    kind: str                                  # pointwise, reduction, loss, stats, pool, gemm (+ epilogue)
     nodes: list[fx.Node]                       # members, in graph order
     index: int = 0
     name: str = ""                             # launcher name; the kernel is name + "_kernel"
@@ -157,6 +158,12 @@ def _loss(node: fx.Node, op: Op) -> bool:
             and target.dtype == torch.int64 and tuple(target.shape) == (logits.shape[0],))
 
 
+def _poolable(node: fx.Node, op: Op) -> bool:
+    """Pooling of a float (N, C, *window dims) tensor."""
+    meta = tensor_meta(op.tensor_args[0]) if op.kind == "pool" else None
+    return meta is not None and meta.dtype.is_floating_point and len(meta.shape) == op.extra["dims"] + 2
+
+
 def _stats(node: fx.Node, op: Op) -> bool:
     """Training-mode batch norm statistics of a float (N, C, ...) tensor."""
     meta = tensor_meta(op.tensor_args[0]) if op.kind == "stats" and op.tensor_args else None
@@ -184,9 +191,9 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         if n.op not in ("call_function", "call_method", "call_module"):
             continue
         op = ops[n] = classify(n, modules)
-        if _reducible(n, op) or _loss(n, op) or _stats(n, op) or \
-                (options.gemm == "triton" and gemm_operands(n, modules) is not None):
-            k = Kernel(op.kind if op.kind in ("reduction", "loss", "stats") else "gemm", [n])
+        if _reducible(n, op) or _loss(n, op) or _stats(n, op) or (options.pool == "triton" and _poolable(n, op)) \
+                or (options.gemm == "triton" and gemm_operands(n, modules) is not None):
+            k = Kernel(op.kind if op.kind in ("reduction", "loss", "stats", "pool") else "gemm", [n])
             kernels.append(k)
             kernel_of[n] = k
             continue
@@ -236,7 +243,7 @@ def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
     """Move a pointwise kernel that only feeds a row reduction into it: the reduction then computes its input
     on the fly and the intermediate tensor is never written. Only for reductions over trailing dims (the
     row kernels), and only when the pointwise group has an input of the full shape."""
-    for r in [k for k in kernels if k.kind == "reduction"]:
+    for r in [k for k in kernels if k.kind in ("reduction", "pool")]:
         red = r.nodes[0]
         op = ops[red]
         x = op.tensor_args[0]
@@ -248,7 +255,7 @@ def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
             continue                                        # another member is needed outside
         shape = tuple(tensor_meta(x).shape)
         rank = len(shape)
-        dims = reduced_dims(op, rank)
+        dims = reduced_dims(op, rank) if r.kind == "reduction" else tuple(range(rank))
         if not dims or dims != tuple(range(rank - len(dims), rank)):
             continue                                        # not the row kernels
         if op.reduction in ("argmax", "argmin") and tensor_meta(x).dtype != torch.float32:

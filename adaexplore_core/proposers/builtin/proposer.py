@@ -23,13 +23,14 @@ KNOB_CHOICES = {
                   "TILE": [1024, 2048, 4096, 8192]},
     "loss": {"BLOCK_SIZE": [1024, 2048, 4096, 8192], "num_warps": [4, 8, 16]},
     "stats": {"BLOCK_SIZE": [256, 512, 1024, 2048], "num_warps": [2, 4, 8]},
+    "pool": {"BLOCK_SIZE": [128, 256, 512, 1024], "num_warps": [2, 4, 8]},
     "gemm": {"BLOCK_M": [32, 64, 128], "BLOCK_N": [32, 64, 128], "BLOCK_K": [16, 32, 64], "GROUP_M": [1, 4, 8],
              "num_warps": [4, 8], "num_stages": [2, 3, 4]},
 }
 MUTATION_TRIES = 8
 BOUNDARY_MOVE_SHARE = 0.25      # of small steps: split a fused kernel at a node, or merge one back
 PLAN_VARIANTS = (PlanOptions(), PlanOptions(split_bias=True), PlanOptions(gemm="triton"), PlanOptions(fuse=False),
-                 PlanOptions(fold=False), PlanOptions(batch_norm="torch"))
+                 PlanOptions(fold=False), PlanOptions(batch_norm="torch"), PlanOptions(pool="torch"))
 
 
 class BuiltinProposer:
@@ -192,6 +193,8 @@ def describe(plan: Plan, change: str, folded: bool = False) -> str:
         extras.append("sum/mean over a linear layer folded into its weights")
     if plan.options.batch_norm == "torch":
         extras.append("training-mode batch norm left to cuDNN")
+    if plan.options.pool == "torch":
+        extras.append("pooling left to PyTorch")
     tail = f" ({'; '.join(extras)})" if extras else ""
     return f"{len(plan.kernels)} Triton kernel(s): {', '.join(parts)}{tail}; {change}"
 
