@@ -172,25 +172,51 @@ def _run_candidate(state: WorkerState, fn: Callable[[], Any], what: str) -> Any:
 class BufferStates:
     """A module pair's buffers around one trial. The candidate's buffers that share a name and shape with the
     reference's start from the reference's values (timing runs may have moved them apart); ``changed()``
-    then says which buffers each forward changed."""
+    then reads the buffers again by name (a forward may rebind a buffer rather than update it in place) and
+    says which each forward changed."""
 
     def __init__(self, reference: torch.nn.Module, candidate: torch.nn.Module) -> None:
-        self.reference = dict(reference.named_buffers())
-        self.candidate = dict(candidate.named_buffers())
-        self.shared = [n for n, b in self.reference.items()
-                       if n in self.candidate and self.candidate[n].shape == b.shape]
+        self._modules = (reference, candidate)
+        ref, cand = dict(reference.named_buffers()), dict(candidate.named_buffers())
+        self.shared = []
         with torch.no_grad():
-            for name in self.shared:
-                self.candidate[name].copy_(self.reference[name])
-        self._ref_before = snapshot(list(self.reference.values()))
-        self._cand_before = snapshot([self.candidate[n] for n in self.shared])
+            for name, buf in ref.items():
+                if name in cand and cand[name].shape == buf.shape:
+                    try:
+                        cand[name].copy_(buf)
+                    except RuntimeError:       # a buffer that cannot be written (an expanded view): compared only
+                        pass
+                    self.shared.append(name)
+        self._ref_names = list(ref)
+        self._ref_before = snapshot(list(ref.values()))
+        self._cand_before = snapshot([cand[n] for n in self.shared])
+        self.reference, self.candidate = ref, cand
 
     def changed(self) -> tuple[list[str], list[str]]:
-        """(reference buffers changed, shared candidate buffers changed), by name."""
-        names = list(self.reference)
-        ref = [names[i] for i in mutated(list(self.reference.values()), self._ref_before)]
-        cand = [self.shared[i] for i in mutated([self.candidate[n] for n in self.shared], self._cand_before)]
+        """(reference buffers changed, shared candidate buffers changed), by name, as the buffers are now."""
+        reference, candidate = self._modules
+        self.reference, self.candidate = dict(reference.named_buffers()), dict(candidate.named_buffers())
+        missing = torch.tensor([])
+        ref_now = [self.reference.get(n, missing) for n in self._ref_names]
+        cand_now = [self.candidate.get(n, missing) for n in self.shared]
+        ref = [self._ref_names[i] for i in _changed(ref_now, self._ref_before)]
+        cand = [self.shared[i] for i in _changed(cand_now, self._cand_before)]
         return ref, cand
+
+    def restore_reference(self, model: torch.nn.Module) -> None:
+        """Put the reference's pre-trial buffer values into ``model`` (a copy of the reference)."""
+        buffers = dict(model.named_buffers())
+        with torch.no_grad():
+            for name, before in zip(self._ref_names, self._ref_before):
+                if name in buffers and before is not None and buffers[name].shape == before.shape:
+                    buffers[name].copy_(before)
+
+
+def _changed(now: list[torch.Tensor], before: list[Any]) -> list[int]:
+    """Indices whose tensor differs from ``before`` in shape or values (``mutated`` for equal shapes)."""
+    resized = [i for i, (x, b) in enumerate(zip(now, before)) if b is not None and x.shape != b.shape]
+    same_shape = [x if i not in resized else b for i, (x, b) in enumerate(zip(now, before))]
+    return sorted(set(resized) | set(mutated(same_shape, before)))
 
 
 class Judging:
@@ -338,7 +364,7 @@ class Judging:
                             "Triton kernels, not only with PyTorch")
         mismatch = compare_outputs(ref_out, cand_out, self.tolerance)
         if mismatch is not None and is_relative_l2_failure(mismatch):
-            noise = self._reference_noise(reference, originals, ref_in, ref_out)
+            noise = self._reference_noise(reference, originals, ref_in, ref_out, buffers)
             if noise is not None:
                 mismatch = compare_outputs(ref_out, cand_out, self.tolerance, noise)
         if mismatch is not None:
@@ -374,7 +400,7 @@ class Judging:
         leaves alone."""
         changed, cand_changed = buffers.changed()
         self.updated_buffers.update(changed)
-        missing = [n for n in changed if n not in buffers.shared]
+        missing = [n for n in changed if n not in buffers.shared or n not in buffers.candidate]
         if missing:
             raise self.fail("correctness", "state", f"{label}: the candidate has no buffer {missing[0]!r} of that "
                                                     "shape",
@@ -395,10 +421,13 @@ class Judging:
                             "reference's does not")
 
     def _reference_noise(self, reference: Any, originals: list[Any], ref_in: list[Any],
-                         ref_out: list[Any]) -> list[float] | None:
-        """Per output, how far the reference itself is from a float64 run of it (None if that cannot run)."""
+                         ref_out: list[Any], buffers: BufferStates) -> list[float] | None:
+        """Per output, how far the reference itself is from a float64 run of it (None if that cannot run),
+        from the buffer values the trial started with."""
         try:
-            exact_model = copy.deepcopy(reference).double()
+            exact_model = copy.deepcopy(reference)
+            buffers.restore_reference(exact_model)
+            exact_model = exact_model.double()
             inputs = [o.double() if o is not None and o.is_floating_point() else (o if o is not None else x)
                       for o, x in zip(originals, ref_in)]
             with torch.no_grad():

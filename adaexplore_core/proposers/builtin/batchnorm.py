@@ -83,7 +83,6 @@ def batch_norm_stats_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -
         + update
     )
     params = ["x"] + (["running_mean", "running_var", "num_batches_tracked"] if tracked else [])
-    dtype = str(x.meta["tensor_meta"].dtype)
     lines = [f"def {name}({', '.join(params)}):",
              "    assert x.dim() >= 2, 'batch norm takes (N, C, ...) here, as traced'",
              "    x = x.contiguous()",
@@ -100,7 +99,7 @@ def batch_norm_stats_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -
              "    part = torch.empty((2, C, shares), device=x.device, dtype=torch.float32)",
              f"    {name}_kernel[(channel_blocks, shares)](x, part, C, S, rows_per_share, N, BLOCK_C=block_c, "
              f"BLOCK_S=block_s, num_warps={knobs['num_warps']})",
-             f"    stats = torch.empty((2, C), device=x.device, dtype={dtype})"]
+             "    stats = torch.empty((2, C), device=x.device, dtype=torch.float32)   # fp32 whatever x is"]
     if tracked:
         lines.append("    num_batches_tracked.add_(1)")
         refs = "running_mean, running_var, num_batches_tracked"

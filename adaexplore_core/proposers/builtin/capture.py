@@ -110,6 +110,9 @@ def _batch_norms(graph_module: fx.GraphModule, training: bool = True) -> tuple[t
         if getattr(meta, "dtype", None) not in (torch.float32, torch.float16, torch.bfloat16) or \
                 len(meta.shape) < 2 or not node.args:  # rewritten just before has no metadata yet)
             continue
+        state = [t for t in (module.weight, module.bias, module.running_mean, module.running_var) if t is not None]
+        if any(t.dtype != meta.dtype for t in state):
+            continue                # mixed precision: torch returns the input's dtype, the rewrite would not
         view = (-1,) + (1,) * (len(meta.shape) - 2)
         path = str(node.target)
         batch_statistics = module.training or module.running_mean is None

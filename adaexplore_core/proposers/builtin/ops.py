@@ -35,16 +35,16 @@ def batch_norm_eval(x: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, weig
                     eps: float) -> torch.Tensor:
     """Batch norm with running statistics, on per-channel views shaped (C, 1, ...): the pointwise form that
     capture puts in place of a BatchNorm module (see capture._batch_norms)."""
-    return (x - mean) * torch.rsqrt(var + eps) * weight + bias
+    return ((x - mean) * torch.rsqrt(var + eps) * weight + bias).to(x.dtype)     # the input's dtype, as torch
 
 
 def batch_norm_stats(x: torch.Tensor, running_mean: Any, running_var: Any, num_batches_tracked: Any,
                      momentum: Any, eps: float) -> torch.Tensor:
     """Training-mode batch norm statistics: the per-channel mean and biased variance of ``x`` (channels on dim
-    1) as a (2, C) tensor, and the running statistics updated as nn.BatchNorm does (when it tracks them).
+    1) as a (2, C) float32 tensor, and the running statistics updated as nn.BatchNorm does (when it tracks them).
     What capture puts in place of a training-mode BatchNorm module, together with ``batch_norm_eval`` on the
     two rows (see capture._batch_norms); the generated code computes it with Triton kernels."""
-    var, mean = torch.var_mean(x, dim=[0] + list(range(2, x.dim())), unbiased=False)
+    var, mean = torch.var_mean(x.float(), dim=[0] + list(range(2, x.dim())), unbiased=False)
     if running_mean is not None:
         n = x.numel() // x.shape[1]
         with torch.no_grad():
@@ -213,6 +213,7 @@ def torch_op(name: str) -> Op:
     return Op(kind="torch", name=name)
 
 
+MAX_POOL_WINDOW = 64      # window elements the pool kernel unrolls; larger (global) windows stay in torch
 _POOL_MODULES = {nn.MaxPool1d: ("max", 1), nn.MaxPool2d: ("max", 2), nn.MaxPool3d: ("max", 3),
                  nn.AvgPool1d: ("avg", 1), nn.AvgPool2d: ("avg", 2), nn.AvgPool3d: ("avg", 3)}
 _POOL_FUNCTIONS = {F.max_pool1d: ("max", 1), F.max_pool2d: ("max", 2), F.max_pool3d: ("max", 3),
@@ -223,7 +224,8 @@ _POOL_ARGS = {"max": ("kernel_size", "stride", "padding", "dilation", "ceil_mode
 
 def _pool(node: fx.Node, kind: str, dims: int, given: dict[str, Any]) -> Op:
     """Max or average pooling over the last ``dims`` dims of an (N, C, ...) input: a "pool" kernel. Left to
-    torch: indices returned, run-time window parameters, and average pooling with ceil_mode."""
+    torch: indices returned, run-time window parameters, windows of more than MAX_POOL_WINDOW elements (the
+    kernel unrolls the window) and average pooling with ceil_mode."""
     def sizes(value: Any, default: Any) -> tuple[int, ...] | None:
         value = default if value is None or value == [] or value == () else value
         values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
@@ -233,9 +235,10 @@ def _pool(node: fx.Node, kind: str, dims: int, given: dict[str, Any]) -> Op:
     stride = sizes(given.get("stride"), kernel)
     padding, dilation = sizes(given.get("padding"), 0), sizes(given.get("dilation"), 1)
     divisor = given.get("divisor_override")
-    if None in (kernel, stride, padding, dilation) or given.get("return_indices") or \
-            not isinstance(given.get("ceil_mode", False), bool) or (divisor is not None and type(divisor) is not int) \
-            or (kind == "avg" and given.get("ceil_mode")) or not isinstance(node.args[0], fx.Node):
+    if None in (kernel, stride, padding, dilation) or math.prod(kernel) > MAX_POOL_WINDOW or \
+            given.get("return_indices") or not isinstance(given.get("ceil_mode", False), bool) or \
+            (divisor is not None and type(divisor) is not int) or (kind == "avg" and given.get("ceil_mode")) or \
+            not isinstance(node.args[0], fx.Node):
         return torch_op(f"{kind}pool{dims}d")
     return Op("pool", f"{kind}_pool{dims}d", [node.args[0]], extra={
         "kind": kind, "dims": dims, "kernel": kernel, "stride": stride, "padding": padding, "dilation": dilation,

@@ -170,6 +170,15 @@ def _stats(node: fx.Node, op: Op) -> bool:
     return meta is not None and meta.dtype.is_floating_point and len(meta.shape) >= 2
 
 
+def stateful(node: fx.Node, modules: dict[str, nn.Module]) -> bool:
+    """A node that changes module state (batch-norm statistics, a module with buffers): such nodes must run
+    in their graph order, so the planner treats each as depending on the one before."""
+    if node.op == "call_function":
+        return getattr(node.target, "__name__", "") == "batch_norm_stats"
+    module = modules.get(str(node.target)) if node.op == "call_module" else None
+    return module is not None and next(module.buffers(), None) is not None
+
+
 def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
               options: PlanOptions = PlanOptions()) -> Plan:
     nodes = list(graph_module.graph.nodes)
@@ -185,9 +194,14 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
             d.add(id(kernel_of[a]))
         return d
 
+    previous_stateful: fx.Node | None = None
     for n in nodes:
         inputs = [a for a in n.all_input_nodes]
         depends[n] = set().union(*(deps_through(a) for a in inputs)) if inputs else set()
+        if stateful(n, modules):                # state changes keep their order: a virtual dependency
+            if previous_stateful is not None:
+                depends[n] |= deps_through(previous_stateful)
+            previous_stateful = n
         if n.op not in ("call_function", "call_method", "call_module"):
             continue
         op = ops[n] = classify(n, modules)
@@ -233,7 +247,8 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         k.inputs = external_inputs(k.nodes)
         k.outputs = [n for n in k.nodes if any(u not in members for u in n.users)]
 
-    plan = Plan(steps=_schedule(nodes, position, kernel_of), kernels=kernels, ops=ops, options=options)
+    ordered = [n for n in nodes if stateful(n, modules)]
+    plan = Plan(steps=_schedule(nodes, position, kernel_of, ordered), kernels=kernels, ops=ops, options=options)
     if options.split_bias:
         _split_biases(plan, modules, kernel_of)
     return plan
@@ -299,9 +314,10 @@ def _fuse_epilogues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
         kernels.remove(e)
 
 
-def _schedule(nodes: list[fx.Node], position: dict[fx.Node, int], kernel_of: dict[fx.Node, Kernel]
-              ) -> list[fx.Node | Kernel]:
-    """Topological order of the condensed graph (kernels as single units), stable by first appearance."""
+def _schedule(nodes: list[fx.Node], position: dict[fx.Node, int], kernel_of: dict[fx.Node, Kernel],
+              ordered: list[fx.Node] = ()) -> list[fx.Node | Kernel]:
+    """Topological order of the condensed graph (kernels as single units), stable by first appearance;
+    ``ordered`` nodes (state changes) also keep their relative order."""
     unit_of = {n: kernel_of.get(n, n) for n in nodes}
     units: list[fx.Node | Kernel] = []
     for n in nodes:
@@ -314,6 +330,9 @@ def _schedule(nodes: list[fx.Node], position: dict[fx.Node, int], kernel_of: dic
         for a in n.all_input_nodes:
             if unit_of[a] is not unit_of[n]:
                 preds[id(unit_of[n])].add(id(unit_of[a]))
+    for before, after in zip(ordered, ordered[1:]):
+        if unit_of[before] is not unit_of[after]:
+            preds[id(unit_of[after])].add(id(unit_of[before]))
     succs: dict[int, set[int]] = {id(u): set() for u in units}
     for u, ps in preds.items():
         for p in ps:
