@@ -2,7 +2,8 @@
 NVIDIA Hopper GPU (sm_90), on a machine without a GPU. The Triton interpreter that the other tests use does
 not catch what only the compiler refuses (types of scalars, block shapes, loop bounds); this does.
 
-    python tests/support/hopper_compile.py REFERENCE.py ...   ->  one JSON line per candidate
+    python tests/support/hopper_compile.py [--candidates K] REFERENCE.py ...   ->  one JSON line per candidate
+    (the first K candidates of the proposer's initial(), 2 by default)
 
 A stand-in driver names the target; each launch compiles through Triton's own path (ttir to cubin, ptxas
 included) and does not run, so the candidate's forward goes on with uninitialized outputs: enough to reach
@@ -86,11 +87,15 @@ def check(path: str, count: int, folder: Path) -> list[dict]:
 
 
 def main() -> int:
+    count = 2
+    paths = sys.argv[1:]
+    if paths[:1] == ["--candidates"]:
+        count, paths = int(paths[1]), paths[2:]
     driver.set_active(HopperStandIn())
     JITFunction.run = _compile_only
     with tempfile.TemporaryDirectory() as folder:
-        for path in sys.argv[1:]:
-            for row in check(path, 2, Path(folder)):
+        for path in paths:
+            for row in check(path, count, Path(folder)):
                 print(json.dumps(row), flush=True)
     return 0
 
