@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import fx, nn
 from torch.fx.passes.shape_prop import TensorMetadata
 
-from .ops import Op, classify, reduced_dims
+from .ops import Op, batch_norm_stats, classify, reduced_dims
 
 BIAS_SPLIT_MODULES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d,
                       nn.ConvTranspose3d)
@@ -174,7 +174,7 @@ def stateful(node: fx.Node, modules: dict[str, nn.Module]) -> bool:
     """A node that changes module state (batch-norm statistics, a module with buffers): such nodes must run
     in their graph order, so the planner treats each as depending on the one before."""
     if node.op == "call_function":
-        return getattr(node.target, "__name__", "") == "batch_norm_stats"
+        return node.target is batch_norm_stats
     module = modules.get(str(node.target)) if node.op == "call_module" else None
     return module is not None and next(module.buffers(), None) is not None
 
@@ -247,7 +247,7 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         k.inputs = external_inputs(k.nodes)
         k.outputs = [n for n in k.nodes if any(u not in members for u in n.users)]
 
-    ordered = [n for n in nodes if stateful(n, modules)]
+    ordered = tuple(n for n in nodes if stateful(n, modules))
     plan = Plan(steps=_schedule(nodes, position, kernel_of, ordered), kernels=kernels, ops=ops, options=options)
     if options.split_bias:
         _split_biases(plan, modules, kernel_of)
@@ -255,9 +255,9 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
 
 
 def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> None:
-    """Move a pointwise kernel that only feeds a row reduction into it: the reduction then computes its input
-    on the fly and the intermediate tensor is never written. Only for reductions over trailing dims (the
-    row kernels), and only when the pointwise group has an input of the full shape."""
+    """Move a pointwise kernel that only feeds a row reduction or a pooling into it: that kernel then computes
+    its input on the fly and the intermediate tensor is never written. Only for reductions over trailing
+    dims (the row kernels), and only when the pointwise group has an input of the full shape."""
     for r in [k for k in kernels if k.kind in ("reduction", "pool")]:
         red = r.nodes[0]
         op = ops[red]
@@ -315,7 +315,7 @@ def _fuse_epilogues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
 
 
 def _schedule(nodes: list[fx.Node], position: dict[fx.Node, int], kernel_of: dict[fx.Node, Kernel],
-              ordered: list[fx.Node] = ()) -> list[fx.Node | Kernel]:
+              ordered: tuple[fx.Node, ...] = ()) -> list[fx.Node | Kernel]:
     """Topological order of the condensed graph (kernels as single units), stable by first appearance;
     ``ordered`` nodes (state changes) also keep their relative order."""
     unit_of = {n: kernel_of.get(n, n) for n in nodes}
