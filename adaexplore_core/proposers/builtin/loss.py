@@ -2,7 +2,10 @@
 and the target's logit, in one read of the row (eager runs log_softmax, then nll_loss, then the mean)."""
 from __future__ import annotations
 
+import textwrap
+
 from .plan import Kernel, Plan
+from .reduction import ONLINE_MAX_SUM
 from .text import describe_node
 
 
@@ -22,17 +25,8 @@ def cross_entropy_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> t
         "    row = tl.program_id(0).to(tl.int64)\n"
         "    x_row = x_ptr + row * stride_row\n"
         "    offs = tl.arange(0, BLOCK_SIZE)\n"
-        "    m = tl.full([BLOCK_SIZE], float('-inf'), tl.float32)   # running max per lane\n"
-        "    s = tl.zeros([BLOCK_SIZE], tl.float32)                  # running sum of exp(x - m) per lane\n"
-        "    for start in range(0, n_cols, BLOCK_SIZE):\n"
-        "        x = tl.load(x_row + start + offs, mask=start + offs < n_cols, other=float('-inf')).to(tl.float32)\n"
-        "        m_new = tl.maximum(m, x)\n"
-        "        s = s * tl.exp(tl.where(m == m_new, 0.0, m - m_new)) + "
-        "tl.where(x == float('-inf'), 0.0, tl.exp(x - m_new))\n"
-        "        m = m_new\n"
-        "    row_max = tl.max(m, axis=0)\n"
-        "    row_sum = tl.sum(s * tl.exp(tl.where(m == float('-inf'), float('-inf'), m - row_max)), axis=0)\n"
-        "    t = tl.load(target_ptr + row)\n"
+        + textwrap.indent(ONLINE_MAX_SUM, "    ")
+        + "    t = tl.load(target_ptr + row)\n"
         "    in_range = (t >= 0) & (t < n_cols)\n"
         "    picked = tl.load(x_row + tl.where(in_range, t, 0)).to(tl.float32)\n"
         "    loss = tl.where(in_range, row_max + tl.log(row_sum) - picked, float('nan'))\n"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from torch import fx
 
 from .ops import lit
-from .plan import Kernel, Plan, is_number, tensor_meta
+from .plan import Kernel, Plan, external_inputs, is_number, tensor_meta
 from .text import aligned, describe_node, shape_of
 
 LAYOUT_HELPERS = '''
@@ -134,6 +134,34 @@ def pointwise_inputs_prep(body: PointwiseBody, rank: int, device: str, keep_layo
                 cond = " and ".join(f"{s}[{d}] == 0" for d in body.skipped[i])
                 lines.append(f"    assert {cond}, 'input {a} must broadcast as in the traced model'")
     return lines
+
+
+def prologue_function(name: str, members: list[fx.Node], x: fx.Node, plan: Plan) -> tuple[PointwiseBody, str]:
+    """A pointwise group fused in front of a kernel that reads ``x`` (a reduction, a pooling): the device
+    function ``{name}_prologue(offs, mask, other, ...)`` computes x at flat offsets of its contiguous layout
+    from the group's inputs (``other`` where masked), so x is never written. Returns the body (for the
+    launcher: ``prologue_prep``) and the function's source."""
+    pw = pointwise_body(members, external_inputs(members), {}, shape_of(x), plan)
+    params = ", ".join(pw.params() + pw.index_params())
+    comment = "\n".join(f"    # {describe_node(n, plan)}" for n in members)
+    source = (
+        "@triton.jit\n"
+        f"def {name}_prologue(offs, mask, other, {params}):\n"
+        f"{comment}\n"
+        + "".join(f"    {line}\n" for line in pw.lines)
+        + f"    return tl.where(mask, {pw.value_of[x]}, other)\n"
+    )
+    return pw, source
+
+
+def prologue_prep(pw: PointwiseBody, rank: int) -> list[str]:
+    """Launcher lines for a fused prologue: the broadcast shape of its inputs (``shape``), the inputs laid
+    out contiguously, their index sizes (``inner``)."""
+    first_full = pw.full.index(True)
+    return ([f"    shape = torch.broadcast_shapes({', '.join(v + '.shape' for v in pw.tensor_names())})",
+             f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
+            + pointwise_inputs_prep(pw, rank, f"a{first_full}.device", keep_layout=False)
+            + [f"    inner = inner_sizes(shape, list(range({rank})))"])
 
 
 def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:

@@ -3,9 +3,9 @@ with the pointwise ops before the pooling (a fused prologue) computed at each re
 before the pooling is never written. 1-D and 2-D pooling run as 3-D pooling with unit leading window dims."""
 from __future__ import annotations
 
-from .plan import Kernel, Plan, external_inputs
-from .pointwise import pointwise_body, pointwise_inputs_prep
-from .text import describe_node, shape_of
+from .plan import Kernel, Plan
+from .pointwise import prologue_function, prologue_prep
+from .text import describe_node
 
 
 def pool_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
@@ -23,14 +23,9 @@ def pool_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str,
     other = "float('-inf')" if kind == "max" else "0.0"
     prologue_src = ""
     if members:
-        pw = pointwise_body(members, external_inputs(members), {}, shape_of(x), plan)
+        pw, prologue_src = prologue_function(name, members, x, plan)
+        prologue_src += "\n\n"
         params = pw.params() + pw.index_params()
-        comment = "\n".join(f"    # {describe_node(n, plan)}" for n in members)
-        prologue_src = (
-            "@triton.jit\n"
-            f"def {name}_prologue(offs, mask, other, {', '.join(params)}):\n{comment}\n"
-            + "".join(f"    {line}\n" for line in pw.lines)
-            + f"    return tl.where(mask, {pw.value_of[x]}, other)\n\n\n")
         read = f"{name}_prologue(src, inside, {other}, {', '.join(params)})"
         x_params = params
     else:
@@ -86,13 +81,8 @@ def pool_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str,
     rank = dims + 2
     if members:
         a = pw.launcher_names()
-        first_full = pw.full.index(True)
-        head = [f"def {name}({', '.join(a)}):",
-                f"    shape = torch.broadcast_shapes({', '.join(v + '.shape' for v in pw.tensor_names())})",
-                f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
-        head += pointwise_inputs_prep(pw, rank, f"a{first_full}.device", keep_layout=False)
-        head += [f"    inner = inner_sizes(shape, list(range({rank})))",
-                 f"    device = a{first_full}.device"]
+        head = [f"def {name}({', '.join(a)}):"] + prologue_prep(pw, rank) + \
+            [f"    device = a{pw.full.index(True)}.device"]
         call_x = ", ".join(a + pw.index_args())
         args = [t[1] for t in pw.tensors]
     else:

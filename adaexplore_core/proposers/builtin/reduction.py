@@ -10,7 +10,7 @@ from torch import fx
 
 from .ops import lit, reduced_dims
 from .plan import Kernel, Plan, external_inputs, self_path, tensor_meta
-from .pointwise import pointwise_body, pointwise_inputs_prep
+from .pointwise import pointwise_body, pointwise_inputs_prep, prologue_function, prologue_prep
 from .text import describe_node, render, shape_of
 
 _REDUCTION_BODIES = {
@@ -39,7 +39,9 @@ _REDUCTION_BODIES = {
              "has_nan = tl.max((acc != acc).to(tl.int32), axis=0) > 0\n"
              "tl.store(out_ptr + row, tl.where(has_nan, float('nan'), tl.min(acc, axis=0)))"),
 }
-_ONLINE_MAX_SUM = (
+# The online log-sum-exp of one row (x_row, n_cols elements): row_max and row_sum of exp(x - row_max). Also
+# the first pass of the cross-entropy kernel (loss.py).
+ONLINE_MAX_SUM = (
     "m = tl.full([BLOCK_SIZE], float('-inf'), tl.float32)   # running max per lane\n"
     "s = tl.zeros([BLOCK_SIZE], tl.float32)                  # running sum of exp(x - m) per lane\n"
     "for start in range(0, n_cols, BLOCK_SIZE):\n"
@@ -51,16 +53,16 @@ _ONLINE_MAX_SUM = (
     "row_max = tl.max(m, axis=0)\n"
     "row_sum = tl.sum(s * tl.exp(tl.where(m == float('-inf'), float('-inf'), m - row_max)), axis=0)\n"
 )
-_REDUCTION_BODIES["logsumexp"] = _ONLINE_MAX_SUM + "tl.store(out_ptr + row, row_max + tl.log(row_sum))"
+_REDUCTION_BODIES["logsumexp"] = ONLINE_MAX_SUM + "tl.store(out_ptr + row, row_max + tl.log(row_sum))"
 _ROW_WRITE = (
     "for start in range(0, n_cols, BLOCK_SIZE):\n"
     "    mask = start + offs < n_cols\n"
     "    x = tl.load(x_row + start + offs, mask=mask, other=0.0).to(tl.float32)\n"
     "    tl.store(out_row + start + offs, ({value}).to(out_ptr.dtype.element_ty), mask=mask)"
 )
-_REDUCTION_BODIES["softmax"] = _ONLINE_MAX_SUM + "inv = 1.0 / row_sum\n" + \
+_REDUCTION_BODIES["softmax"] = ONLINE_MAX_SUM + "inv = 1.0 / row_sum\n" + \
     _ROW_WRITE.format(value="tl.exp(x - row_max) * inv")
-_REDUCTION_BODIES["log_softmax"] = _ONLINE_MAX_SUM + "log_sum = tl.log(row_sum)\n" + \
+_REDUCTION_BODIES["log_softmax"] = ONLINE_MAX_SUM + "log_sum = tl.log(row_sum)\n" + \
     _ROW_WRITE.format(value="x - row_max - log_sum")
 _REDUCTION_BODIES["layer_norm"] = (
     "acc = tl.zeros([BLOCK_SIZE], tl.float32)\n"
@@ -381,18 +383,9 @@ def _with_prologue(kernel: Kernel, plan: Plan, x: fx.Node, loop_src: str, tile_s
     device function that loads the prologue's inputs and applies its pointwise ops (x never hits memory)."""
     name = kernel.name
     members = kernel.nodes[:kernel.nodes.index(reduction_node(kernel, plan))]
-    inputs = external_inputs(members)
     rank = len(shape_of(x))
-    pw = pointwise_body(members, inputs, {}, shape_of(x), plan)
+    pw, prologue = prologue_function(name, members, x, plan)
     params = ", ".join(pw.params() + pw.index_params())
-    comment = "\n".join(f"    # {describe_node(n, plan)}" for n in members)
-    prologue = (
-        "@triton.jit\n"
-        f"def {name}_prologue(offs, mask, other, {params}):\n"
-        f"{comment}\n"
-        + "".join(f"    {line}\n" for line in pw.lines)
-        + f"    return tl.where(mask, {pw.value_of[x]}, other)\n"
-    )
     noted = "".join(f"    # {describe_node(n, plan)}   (prologue: computed at each read of x)\n" for n in members)
     loop_src, tile_src = (src.replace("):\n", "):\n" + noted, 1) for src in (loop_src, tile_src))
     loop_src = loop_src.replace("(x_ptr, ", f"({params}, ", 1).replace("    x_row = x_ptr + row * n_cols\n", "")
@@ -401,15 +394,11 @@ def _with_prologue(kernel: Kernel, plan: Plan, x: fx.Node, loop_src: str, tile_s
     tile_src = tile_src.replace("(x_ptr, ", f"({params}, ", 1).replace("    ptrs = x_ptr + offs2d\n", "")
     tile_src = _TILE_LOAD.sub(lambda m: f"{name}_prologue(offs2d, mask, {m.group(1)}, {params})", tile_src)
     assert "x_ptr" not in loop_src + tile_src and "x_row" not in loop_src, "a read of x was not replaced"
-    a = [f"a{i}" for i in range(len(pw.tensors))]
-    first_full = pw.full.index(True)
+    a = pw.launcher_names()
     call = ", ".join(a + pw.index_args())
     head = lines[0].replace(f"def {name}(x", f"def {name}({', '.join(a)}", 1)
-    prep = [f"    shape = torch.broadcast_shapes({', '.join(v + '.shape' for v in pw.tensor_names())})",
-            f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
-    prep += pointwise_inputs_prep(pw, rank, f"a{first_full}.device", keep_layout=False)
-    prep += [f"    inner = inner_sizes(shape, list(range({rank})))",
-             f"    x = a{first_full}    # the prologue's value has this input's shape (it is never stored)"]
+    prep = prologue_prep(pw, rank) + [
+        f"    x = a{pw.full.index(True)}    # the prologue's value has this input's shape (it is never stored)"]
     body = [line.replace("](xt, ", f"]({call}, ") for line in lines[1:]]
     launcher = "\n".join([head] + prep + body)
     return ("\n\n".join([prologue] + helpers + [loop_src, tile_src, launcher]),
