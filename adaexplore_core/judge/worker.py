@@ -199,8 +199,8 @@ class BufferStates:
         missing = torch.tensor([])
         ref_now = [self.reference.get(n, missing) for n in self._ref_names]
         cand_now = [self.candidate.get(n, missing) for n in self.shared]
-        ref = [self._ref_names[i] for i in _changed(ref_now, self._ref_before)]
-        cand = [self.shared[i] for i in _changed(cand_now, self._cand_before)]
+        ref = [self._ref_names[i] for i in mutated(ref_now, self._ref_before)]      # a new shape counts too
+        cand = [self.shared[i] for i in mutated(cand_now, self._cand_before)]
         return ref, cand
 
     def restore_reference(self, model: torch.nn.Module) -> None:
@@ -210,13 +210,6 @@ class BufferStates:
             for name, before in zip(self._ref_names, self._ref_before):
                 if name in buffers and before is not None and buffers[name].shape == before.shape:
                     buffers[name].copy_(before)
-
-
-def _changed(now: list[torch.Tensor], before: list[Any]) -> list[int]:
-    """Indices whose tensor differs from ``before`` in shape or values (``mutated`` for equal shapes)."""
-    resized = [i for i, (x, b) in enumerate(zip(now, before)) if b is not None and x.shape != b.shape]
-    same_shape = [x if i not in resized else b for i, (x, b) in enumerate(zip(now, before))]
-    return sorted(set(resized) | set(mutated(same_shape, before)))
 
 
 class Judging:
