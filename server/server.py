@@ -567,21 +567,15 @@ def create_server() -> AdaExploreServer:
                     title=label + " · Cancel", command=CMD_CANCEL, arguments=[job.id])))
                 continue
             result, state = ls.result_for(uri, text, module)
-            if result is not None and result.get("best") and state == "fresh" and is_slower(result):
-                lenses.append(types.CodeLens(range=at, command=types.Command(
-                    title=f"AdaExplore: no faster kernel found (best {headline(result)})", command=CMD_SHOW,
-                    arguments=args)))
-                lenses.append(types.CodeLens(range=at, command=types.Command(
-                    title="Preview", command=CMD_PREVIEW, arguments=args)))
-                lenses.append(types.CodeLens(range=at, command=types.Command(
-                    title="Optimize again", command=CMD_OPTIMIZE, arguments=args)))
-            elif result is not None and result.get("best") and state == "fresh":
-                lenses.append(types.CodeLens(range=at, command=types.Command(
-                    title=f"⚡ {headline(result)}", command=CMD_SHOW, arguments=args)))
-                lenses.append(types.CodeLens(range=at, command=types.Command(
-                    title="Preview", command=CMD_PREVIEW, arguments=args)))
-                lenses.append(types.CodeLens(range=at, command=types.Command(
-                    title="Apply", command=CMD_APPLY, arguments=args)))
+            if result is not None and result.get("best") and state == "fresh":
+                if is_slower(result):           # nothing worth applying: offer another search instead
+                    first, last = f"AdaExplore: no faster kernel found (best {headline(result)})", \
+                        ("Optimize again", CMD_OPTIMIZE)
+                else:
+                    first, last = f"⚡ {headline(result)}", ("Apply", CMD_APPLY)
+                for title, command in ((first, CMD_SHOW), ("Preview", CMD_PREVIEW), last):
+                    lenses.append(types.CodeLens(range=at, command=types.Command(
+                        title=title, command=command, arguments=args)))
             elif result is not None and state == "applied":
                 lenses.append(types.CodeLens(range=at, command=types.Command(
                     title=f"✓ AdaExplore applied: {headline(result)}", command=CMD_SHOW, arguments=args)))
