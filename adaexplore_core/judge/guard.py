@@ -1,81 +1,88 @@
-"""Static guard: AST checks on candidate source before any of it runs.
+"""Static guard: an allowlist check of a candidate's AST before any of it runs.
 
-The guard rejects what the later stages cannot catch cheaply or safely: imports outside an allowlist,
-escapes to the interpreter (exec, open, dunder attributes), patches to torch/triton (timers, TF32 flags),
-global RNG seeding, exception swallowing, streams and graphs the timer would not see, Tensor subclasses,
-and a ModelNew that inherits the reference. Every finding names its line.
+The guard runs in the judge's parent process, which never imports torch or triton; its tables are static
+data in ``allowlist.py`` (a unit test compares them with the installed packages). It is the first line of
+defence, not the wall (the OS sandbox is): it refuses what the later stages cannot catch cheaply, and every
+finding quotes what it refused (``'torch.os'``, ``'exec'``, ``'data_ptr'``) because its messages teach the
+model that wrote the candidate.
+
+Rules:
+
+- Imports. Only the modules in ``allowlist.MODULES`` (torch, torch.nn, torch.nn.functional, torch.nn.init,
+  torch.cuda, torch.fft, torch.linalg, torch.special, torch.functional, torch.autograd, triton,
+  triton.language and its math / extra.libdevice / target_info, math, typing, operator, itertools,
+  __future__), and ``from M import x`` only for x on M's list. Dropped: numpy (savetxt / load / memmap /
+  ctypeslib write and map files, and a candidate needs no arrays besides tensors), functools
+  (``lru_cache`` keeps results across calls; ``partial`` builds callables out of sight), collections and
+  dataclasses (class factories). Kept, trimmed: operator (the functions torch.fx writes into captured graphs,
+  which the built-in proposer emits; not ``attrgetter`` / ``methodcaller``, whose string paths walk
+  attributes the guard never sees) and a few itertools. No relative or star imports. With
+  ``reference_source``, every import statement of the reference (same module, same name; any alias) is
+  allowed too, except under ``allowlist.NEVER_IMPORT`` (os, sys, subprocess, builtins, ...). Names those
+  imports bind may be called, subclassed, passed around and have public attributes read (object rules
+  below); module paths they import (``import transformers.models.llama``) may be walked attribute by
+  attribute.
+- Module attributes. ``M.x`` on an allowed module needs x on M's list; everything else is refused with the
+  whole dotted name (``torch.backends.cuda.matmul.allow_tf32``, ``torch.utils.cpp_extension.load_inline``,
+  ``torch.glob``), with the reason from ``allowlist.REFUSED`` where there is one. A module is usable only as
+  the base of an attribute (``torch.cuda.synchronize()``): ``c = torch.cuda``, ``f(torch)`` and
+  ``getattr(torch, name)`` with a computed name are refused, so every use of a module is resolved
+  statically (``getattr(torch, "os")`` with a constant name counts as ``torch.os``). ``torch.cuda.synchronize``
+  is allowed (it can only slow the candidate), and so is ``with torch.cuda.device(x.device):``; streams,
+  events, ``current_stream``, graphs, the allocator, the RNG and global settings are not (their getters neither,
+  such as ``is_grad_enabled``: a candidate could tell the judge's phases apart). ``torch.ops`` and
+  ``torch.library`` are refused (they reach library operators around the allowlist).
+- Names. A loaded name must resolve (Python's scoping: local, enclosing function, module) to a definition of
+  the file, to an import, or to a builtin on ``allowlist.BUILTINS``; refused builtins (exec, eval, compile,
+  open, __import__, globals, locals, vars, dir, setattr, delattr, type, id, hash, memoryview, input,
+  breakpoint, exit, SystemExit, ...) are refused wherever they are named, as values too (``run = exec``,
+  ``map(setattr, ...)``). Function parameters and locals may reuse those names (``def forward(self,
+  input)``); the module level may not bind them (a name bound conditionally there would fall back to the
+  builtin). ``getattr`` and ``hasattr`` are allowed only with a constant public attribute name (then checked
+  like ``obj.name``). ``type`` is refused outright: three-argument ``type`` builds classes around the class
+  rules, and ``type(type(x))`` is ``type`` itself; isinstance covers the legitimate uses. Names bound by an
+  import may not be rebound. No dunder names besides ``__name__`` (no ``__builtins__``, ``__loader__``).
+- Attributes of other objects (tensors, modules, locals). Types are unknown statically, so this is a
+  denylist: no dunders but ``__init__`` and ``__name__``; no private ``_x`` except ``self._x`` / ``cls._x``
+  that this file itself defines (``self`` being a method's first parameter); nothing on
+  ``allowlist.REFUSED_ATTRIBUTES`` (``data_ptr``: tensor addresses enable identity caches, Triton launches
+  take tensors; ``storage`` / ``untyped_storage`` / ``set_``; ``numpy`` / ``tofile`` / ``dump``;
+  frame, code and generator internals; module names like ``os`` / ``sys``); nothing whose name contains
+  ``hook``. ``"{0.__class__}".format(x)`` and ``case C(__class__=c)`` are checked too (both read
+  attributes).
+- Assignments only to names and ``self.<name>`` / ``cls.<name>`` (subscripts of locals too); no ``global`` /
+  ``nonlocal``; no try/except (a failing kernel must fail); ``with`` only over ``torch.no_grad()``,
+  ``torch.enable_grad()``, ``torch.inference_mode()`` and ``torch.cuda.device(...)`` (any other manager's
+  ``__exit__`` can swallow exceptions, ``contextlib.suppress`` among them); no ``yield`` (generator
+  functions: a suspended generator's frame is the classic way into the caller's frames, and nothing here
+  needs one; generator expressions are fine); no async code. Lambdas are fine.
+- Classes may define no dunder but ``__init__`` (no ``__exit__``, ``__torch_function__``, ``__getattr__``,
+  ``__del__``, ...), take no keywords (metaclass) and no decorators, and derive only from
+  torch.nn.Module, a torch.nn layer, torch.autograd.Function, ``object``, an allowed exception, a class of
+  this file or a name the reference's imports bind; never from torch.Tensor or nn.Parameter. ModelNew must
+  be a top-level class deriving directly from torch.nn.Module or from a base class of the reference's own
+  class (as the reference names it), never from the reference class.
+- Decorators: triton.jit / autotune / heuristics, staticmethod, classmethod, property (and its setter,
+  getter, deleter), torch.no_grad / enable_grad / inference_mode.
+- Structure: a top-level ``class ModelNew`` and at least one top-level ``@triton.jit`` function.
+
+Findings come in line order and, within a line, in evaluation order (``getattr(getattr(g, "gi_frame"),
+"f_back")`` reports gi_frame first); uses of a refused import are not reported again.
 """
 from __future__ import annotations
 
 import ast
+import builtins
+import fnmatch
+import re
 from dataclasses import dataclass
 
-ALLOWED_IMPORT_ROOTS = frozenset({
-    "torch", "triton", "math", "numpy", "functools", "itertools", "typing", "typing_extensions",
-    "dataclasses", "einops", "operator", "collections", "enum", "numbers", "abc", "__future__",
-})
+from . import allowlist as A
 
-# Submodules of allowed packages that reach compilers other than Triton, or the interpreter's internals.
-BANNED_MODULE_PREFIXES = (
-    "torch.utils", "torch._inductor", "torch._dynamo", "torch._C", "torch.jit", "torch.cuda.graphs",
-    "torch.backends", "torch.compiler", "torch.library", "torch.multiprocessing", "torch.distributed",
-    "torch.hub", "torch.package", "torch.classes", "torch.ops.load_library", "torch.cuda.cudart",
-    "torch.cuda.jiterator", "torch.cuda.caching_allocator", "triton.runtime", "triton.backends",
-    "triton.testing", "triton.tools", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils", "numpy.testing",
-    "numpy.lib",
-)
-
-BANNED_BUILTINS = frozenset({
-    "exec", "eval", "compile", "open", "__import__", "globals", "locals", "vars", "setattr", "delattr",
-    "input", "breakpoint", "exit", "quit", "memoryview", "help",
-})
-
-# Dotted call targets (after resolving import aliases) that change global state the judge relies on.
-BANNED_CALL_PREFIXES = {
-    "torch.manual_seed": "seeds the global RNG",
-    "torch.seed": "seeds the global RNG",
-    "torch.random": "touches the global RNG",
-    "torch.cuda.manual_seed": "seeds the global RNG",
-    "torch.cuda.seed": "seeds the global RNG",
-    "torch.set_rng_state": "sets the global RNG state",
-    "torch.cuda.set_rng_state": "sets the global RNG state",
-    "numpy.random.seed": "seeds the global RNG",
-    "torch.set_": "changes torch's global settings",
-    "torch.cuda.set_": "changes torch's global settings",
-    "torch.use_deterministic_algorithms": "changes torch's global settings",
-    "torch.compile": "hands the work to torch.compile instead of the candidate's Triton kernels",
-    "torch.cuda.Stream": "creates a stream the judge's timer would not see",
-    "torch.cuda.stream": "switches to a stream the judge's timer would not see",
-    "torch.cuda.ExternalStream": "uses a stream the judge's timer would not see",
-    "torch.cuda.CUDAGraph": "captures a CUDA graph (the judge manages graphs and streams)",
-    "torch.cuda.graph": "captures a CUDA graph (the judge manages graphs and streams)",
-    "torch.cuda.make_graphed_callables": "captures a CUDA graph (the judge manages graphs and streams)",
-    "torch.cuda.empty_cache": "manipulates the allocator the judge relies on",
-    "torch.cuda.memory": "manipulates the allocator the judge relies on",
-    "torch.nn.modules.module.register_module_": "installs a hook on every module, the reference's included",
-    "numpy.save": "writes files", "numpy.savetxt": "writes files", "numpy.savez": "writes files",
-    "numpy.load": "reads files", "numpy.loadtxt": "reads files", "numpy.genfromtxt": "reads files",
-    "numpy.fromfile": "reads files", "numpy.memmap": "maps files", "numpy.tofile": "writes files",
-    "torch.save": "writes files", "torch.load": "reads files (and unpickles them)", "torch.from_file": "maps files",
-}
-
-# Modules that allowed packages happen to import (torch.os, typing.sys, dataclasses.builtins, ...).
-ESCAPE_ATTRIBUTES = frozenset({
-    "os", "sys", "builtins", "ctypes", "importlib", "subprocess", "inspect", "threading", "multiprocessing",
-    "shutil", "pickle", "io", "gc", "socket", "marshal", "weakref", "pty", "posix", "tempfile", "pathlib",
-})
-# Frame, code and generator internals lead from candidate code into the judge's own frames; tofile writes files.
-INTROSPECTION_ATTRIBUTES = frozenset({
-    "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code", "f_back", "f_locals", "f_globals",
-    "f_builtins", "f_code", "tb_frame", "tb_next", "tofile",
-})
-# The only names whose attributes a candidate may assign, or whose private (_x) attributes it may read.
-OWN_OBJECTS = frozenset({"self", "cls"})
-
-# Dunder attributes that are ordinary in model code; every other __x__ attribute is an escape hatch.
-ALLOWED_DUNDERS = frozenset({"__init__", "__name__", "__doc__", "__call__", "__len__", "__repr__"})
-TENSOR_HOOKS = frozenset({"__torch_function__", "__torch_dispatch__"})
-MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+_BUILTIN_NAMES = frozenset(dir(builtins))
+REFUSED_BUILTINS = _BUILTIN_NAMES - A.BUILTINS
+_SELF_NAMES = ("self", "cls")
+_FORMAT_FIELD = re.compile(r"\{[^{}]*__")
 
 
 @dataclass(frozen=True)
@@ -90,268 +97,770 @@ class Finding:
         return f"line {self.line}: {self.message}"
 
 
-def _name_value_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
-    """(name, value) for ``a = v`` and element-wise for ``a, b = v, w``."""
-    if isinstance(target, ast.Name):
-        return [(target.id, value)]
-    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
-            and len(target.elts) == len(value.elts):
-        return [p for t, v in zip(target.elts, value.elts) for p in _name_value_pairs(t, v)]
-    return []
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
-class _AliasMap:
-    """Maps local names to the dotted module paths they were imported as."""
-
-    def __init__(self, tree: ast.Module) -> None:
-        self.names: dict[str, str] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.asname:
-                        self.names[a.asname] = a.name
-                    else:
-                        root = a.name.split(".")[0]
-                        self.names[root] = root
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                for a in node.names:
-                    self.names[a.asname or a.name] = f"{node.module}.{a.name}"
-        # Plain aliases of those (cuda = torch.cuda; a, b = torch, 1; t: Any = cuda), through chains.
-        pairs: list[tuple[str, ast.expr]] = []
-        for n in ast.walk(tree):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) \
-                and n.value is not None else []
-            for t in targets:
-                pairs.extend(_name_value_pairs(t, n.value))
-        for _ in range(len(pairs) + 1):
-            changed = False
-            for name, value in pairs:
-                dotted = self.dotted(value)
-                if dotted and self.names.get(name) != dotted:
-                    self.names[name] = dotted
-                    changed = True
-            if not changed:
-                break
-
-    def dotted(self, node: ast.AST) -> str | None:
-        """``F.relu`` -> ``torch.nn.functional.relu`` when F came from an import; else None.
-
-        ``getattr(torch, "cuda")`` counts as ``torch.cuda``."""
-        parts: list[str] = []
-        while True:
-            if isinstance(node, ast.Attribute):
-                parts.append(node.attr)
-                node = node.value
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
-                  and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
-                  and isinstance(node.args[1].value, str)):
-                parts.append(node.args[1].value)
-                node = node.args[0]
-            else:
-                break
-        if not isinstance(node, ast.Name) or node.id not in self.names:
-            return None
-        parts.append(self.names[node.id])
-        return ".".join(reversed(parts))
-
-    def is_module_alias(self, node: ast.AST) -> bool:
-        return self.dotted(node) is not None
-
-
-def _matches(dotted: str, prefix: str) -> bool:
-    """``torch.set_`` matches any ``torch.set_*``; ``torch.compile`` matches itself and its attributes."""
-    if prefix.endswith("_"):
-        return dotted.startswith(prefix)
-    return dotted == prefix or dotted.startswith(prefix + ".")
-
-
-def _import_finding(module: str, line: int) -> Finding | None:
-    root = module.split(".")[0]
-    if root not in ALLOWED_IMPORT_ROOTS:
-        allowed = ", ".join(sorted(ALLOWED_IMPORT_ROOTS - {"__future__"}))
-        return Finding(line, "import", f"import of '{module}' is not allowed (allowed: {allowed})")
-    for prefix in BANNED_MODULE_PREFIXES:
-        if _matches(module, prefix):
-            return Finding(line, "import", f"import of '{module}' is not allowed: it leaves Triton or reaches "
-                                           "the runtime's internals")
+def refusal_reason(dotted: str) -> str | None:
+    """Why ``dotted`` (or the nearest refused module above it) is refused, from ``allowlist.REFUSED``."""
+    parts = dotted.split(".")
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in A.REFUSED:
+            return A.REFUSED[prefix]
+        for pattern, reason in A.REFUSED.items():
+            if "*" in pattern and fnmatch.fnmatchcase(prefix, pattern):
+                return reason
     return None
 
 
-class _Visitor(ast.NodeVisitor):
-    def __init__(self, aliases: _AliasMap, reference_class: str) -> None:
-        self.aliases = aliases
-        self.reference_class = reference_class
-        self.findings: list[Finding] = []
+# --- scopes ------------------------------------------------------------------------------------------------
 
-    def add(self, node: ast.AST, rule: str, message: str) -> None:
-        self.findings.append(Finding(getattr(node, "lineno", 0), rule, message))
+class _Scope:
+    """One namespace: the module, a class body, or a function (def, lambda, comprehension)."""
 
-    # imports
+    def __init__(self, node: ast.AST, kind: str, parent: _Scope | None) -> None:
+        self.node, self.kind, self.parent = node, kind, parent
+        self.bindings: dict[str, list[tuple[str, str | None, ast.AST]]] = {}   # name -> (how, import target, node)
+        self.params: list[str] = []
+        self.is_method = False
+
+    def bind(self, name: str, how: str, node: ast.AST, target: str | None = None) -> None:
+        self.bindings.setdefault(name, []).append((how, target, node))
+
+
+class _Scopes(ast.NodeVisitor):
+    """Every binding per scope, and the scope each Name is read or written in (Python's own scoping rules)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.module = _Scope(tree, "module", None)
+        self.all: list[_Scope] = [self.module]
+        self.of_name: dict[int, _Scope] = {}
+        self.current = self.module
+        for stmt in tree.body:
+            self.visit(stmt)
+
+    def _push(self, node: ast.AST, kind: str) -> _Scope:
+        scope = _Scope(node, kind, self.current)
+        self.all.append(scope)
+        return scope
+
+    def _within(self, scope: _Scope, nodes: list) -> None:
+        saved, self.current = self.current, scope
+        for n in nodes:
+            if n is not None:
+                self.visit(n)
+        self.current = saved
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self.of_name[id(node)] = self.current
+        if not isinstance(node.ctx, ast.Load):
+            self.current.bind(node.id, "assign", node)
+
+    def _arguments(self, args: ast.arguments, scope: _Scope) -> None:
+        for d in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
+            self.visit(d)
+        every = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs,
+                 *([args.kwarg] if args.kwarg else [])]
+        for a in every:
+            if a.annotation is not None:
+                self.visit(a.annotation)
+            scope.params.append(a.arg)
+            scope.bind(a.arg, "param", a)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for d in node.decorator_list:
+            self.visit(d)
+        if node.returns is not None:
+            self.visit(node.returns)
+        scope = self._push(node, "function")
+        scope.is_method = self.current.kind == "class"
+        self._arguments(node.args, scope)
+        self.current.bind(node.name, "def", node)
+        self._within(scope, node.body)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        scope = self._push(node, "function")
+        self._arguments(node.args, scope)
+        self._within(scope, [node.body])
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for n in [*node.decorator_list, *node.bases, *[k.value for k in node.keywords]]:
+            self.visit(n)
+        self.current.bind(node.name, "class", node)
+        self._within(self._push(node, "class"), node.body)
+
+    def _comprehension(self, node: ast.AST, parts: list) -> None:
+        generators = node.generators
+        self.visit(generators[0].iter)
+        scope = self._push(node, "comprehension")
+        rest: list = []
+        for i, g in enumerate(generators):
+            rest += [g.target, *( [g.iter] if i else []), *g.ifs]
+        self._within(scope, rest + parts)
+
+    def visit_ListComp(self, node: ast.ListComp) -> None:
+        self._comprehension(node, [node.elt])
+
+    visit_SetComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node: ast.DictComp) -> None:
+        self._comprehension(node, [node.key, node.value])
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        scope = self.current
+        while scope.kind == "comprehension":
+            scope = scope.parent
+        self.of_name[id(node.target)] = scope
+        scope.bind(node.target.id, "assign", node.target)
+
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
-            f = _import_finding(a.name, node.lineno)
-            if f:
-                self.findings.append(f)
+            if a.asname:
+                self.current.bind(a.asname, "import", node, a.name)
+            else:
+                root = a.name.split(".")[0]
+                self.current.bind(root, "import", node, root)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for a in node.names:
+            if a.name != "*":
+                target = f"{node.module}.{a.name}" if node.module and not node.level else None
+                self.current.bind(a.asname or a.name, "import" if target else "assign", node, target)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.current.bind(node.name, "assign", node)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        if node.name:
+            self.current.bind(node.name, "assign", node)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        if node.name:
+            self.current.bind(node.name, "assign", node)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest:
+            self.current.bind(node.rest, "assign", node)
+        self.generic_visit(node)
+
+    def resolve(self, name: str, scope: _Scope) -> tuple[str, _Scope | None]:
+        """Where a read of ``name`` in ``scope`` looks it up: local, free, class, module or builtin."""
+        if name in scope.bindings:
+            return ("local" if scope.kind in ("function", "comprehension") else scope.kind), scope
+        outer = scope.parent
+        while outer is not None and outer.kind != "module":
+            if outer.kind != "class" and name in outer.bindings:
+                return "free", outer
+            outer = outer.parent
+        if name in self.module.bindings:
+            return "module", self.module
+        return "builtin", None
+
+
+# --- the reference's imports -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Reference:
+    modules: frozenset[str]                 # X.Y.Z of every `import X.Y.Z [as n]`
+    names: frozenset[tuple[str, str]]       # (module, name) of every `from module import name [as n]`
+    bases: frozenset[str]                   # dotted bases of the reference class that come from its imports
+
+    @staticmethod
+    def parse(source: str | None, class_name: str) -> _Reference:
+        if not source:
+            return _Reference(frozenset(), frozenset(), frozenset())
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            return _Reference(frozenset(), frozenset(), frozenset())
+        modules, names, aliases = set(), set(), {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    modules.add(a.name)
+                    aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    if a.name != "*":
+                        names.add((node.module, a.name))
+                        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        bases = set()
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == class_name:
+                for b in node.bases:
+                    dotted = _plain_dotted(b, aliases)
+                    if dotted:
+                        bases.add(dotted)
+        return _Reference(frozenset(modules), frozenset(names), frozenset(bases))
+
+    def allows_module(self, module: str) -> bool:
+        return module in self.modules and module.split(".")[0] not in A.NEVER_IMPORT
+
+    def allows_name(self, module: str, name: str) -> bool:
+        return (module, name) in self.names and module.split(".")[0] not in A.NEVER_IMPORT
+
+    def is_transit(self, path: str) -> bool:
+        """``path`` lies on the way to a module the reference imports (``transformers.models``)."""
+        return any(m.startswith(path + ".") for m in self.modules if m.split(".")[0] not in A.NEVER_IMPORT)
+
+
+def _plain_dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id in aliases:
+        return ".".join([aliases[node.id], *reversed(parts)])
+    return None
+
+
+# --- static values -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Static:
+    """What an expression is, when known statically.
+
+    kind: ``module`` (an allowlisted module), ``refmod`` (a module the reference imports), ``transit`` (a
+    package on the way to one), ``object`` (an allowlisted name of a module), ``refobj`` (a name a reference
+    import binds, or anything reached from a refmod), ``refused`` (a refused chain, already reported)."""
+
+    kind: str
+    dotted: str
+
+    @property
+    def is_module(self) -> bool:
+        return self.kind in ("module", "refmod", "transit")
+
+
+def _module_kind(path: str, ref: _Reference) -> str | None:
+    if path in A.MODULES:
+        return "module"
+    if ref.allows_module(path):
+        return "refmod"
+    if ref.is_transit(path):
+        return "transit"
+    return None
+
+
+def _import_message(module: str, name: str | None = None) -> str:
+    shown = f"{module}.{name}" if name else module
+    reason = refusal_reason(shown)
+    if reason is None and name is not None and module in A.MODULES:
+        hint = A.MODULE_HINTS.get(module)
+        reason = f"'{name}' is not on the guard's allowlist for '{module}'" + (f" ({hint})" if hint else "")
+    if reason is None:
+        reason = (f"it is not on the guard's import allowlist (allowed: {A.IMPORT_SUMMARY}; and what the reference "
+                  "file itself imports)")
+    return f"import of '{shown}' is not allowed: {reason}"
+
+
+class _Checker(ast.NodeVisitor):
+    def __init__(self, tree: ast.Module, scopes: _Scopes, reference_class: str, ref: _Reference) -> None:
+        self.tree, self.scopes, self.reference_class, self.ref = tree, scopes, reference_class, ref
+        self.findings: list[tuple[tuple, Finding]] = []      # (evaluation order, finding)
+        self.parent: dict[int, ast.AST] = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parent[id(child)] = node
+        # Private names the file defines for itself: self._x = ..., cls._x = ..., or class-body bindings.
+        self.own_private: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) \
+                    and isinstance(node.value, ast.Name) and node.value.id in _SELF_NAMES:
+                self.own_private.add(node.attr)
+        for s in scopes.all:
+            if s.kind == "class":
+                self.own_private |= {n for n in s.bindings if n.startswith("_")}
+
+    def add(self, node: ast.AST, rule: str, message: str) -> None:
+        line = getattr(node, "lineno", 0) or 0
+        # Within a line, the innermost (first evaluated) construct first: getattr(getattr(g, "gi_frame"), "f_back")
+        # reports gi_frame before f_back.
+        order = (line, getattr(node, "end_lineno", line) or line, getattr(node, "end_col_offset", 0) or 0)
+        self.findings.append((order, Finding(line, rule, message)))
+
+    # resolution ---------------------------------------------------------------------------------------------
+
+    def resolve(self, node: ast.Name) -> tuple[str, _Scope | None]:
+        scope = self.scopes.of_name.get(id(node), self.scopes.module)
+        return self.scopes.resolve(node.id, scope)
+
+    def import_target(self, node: ast.Name) -> str | None:
+        """The dotted name a Name stands for when every binding it resolves to is one import of it."""
+        kind, scope = self.resolve(node)
+        if scope is None:
+            return None
+        binds = scope.bindings[node.id]
+        targets = {t for how, t, _ in binds if how == "import"}
+        if len(targets) == 1 and all(how == "import" for how, _, _ in binds):
+            return targets.pop()
+        return None
+
+    def static(self, node: ast.AST) -> _Static | None:
+        if isinstance(node, ast.Name):
+            target = self.import_target(node)
+            if target is None:
+                return None
+            kind = _module_kind(target, self.ref)
+            if kind:
+                return _Static(kind, target)
+            module, _, name = target.rpartition(".")
+            if module in A.MODULES and name in A.MODULES[module]:
+                return _Static("object", target)
+            if self.ref.allows_name(module, name):
+                return _Static("refobj", target)
+            return _Static("refused", target)     # the import statement itself is reported
+        if isinstance(node, ast.Attribute):
+            base = self.static(node.value)
+            if base is None:
+                return None
+            path = f"{base.dotted}.{node.attr}"
+            if base.kind == "refused":
+                return _Static("refused", path)
+            if base.kind in ("module", "transit"):
+                kind = _module_kind(path, self.ref)
+                if kind:
+                    return _Static(kind, path)
+                if base.kind == "module" and node.attr in A.MODULES[base.dotted]:
+                    return _Static("object", path)
+                return _Static("refused", path)
+            return _Static("object" if base.kind == "object" else "refobj", path)
+        name = self._getattr_name(node)
+        if name is not None:
+            base = self.static(node.args[0])
+            if base is not None and base.is_module:
+                return self.static(ast.Attribute(value=node.args[0], attr=name, ctx=ast.Load()))
+        return None
+
+    def _is_getattr_call(self, node: ast.AST | None, names: tuple[str, ...] = ("getattr", "hasattr")) -> bool:
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names \
+            and self.resolve(node.func)[0] == "builtin"
+
+    def _getattr_name(self, node: ast.AST | None) -> str | None:
+        """``name`` of ``getattr(x, "name"[, default])`` (the builtin, a constant name), else None."""
+        if self._is_getattr_call(node, ("getattr",)) and len(node.args) in (2, 3) and not node.keywords \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            return node.args[1].value
+        return None
+
+    def is_self(self, node: ast.AST) -> bool:
+        """``self`` / ``cls`` as the first parameter of a method (or a closure over it)."""
+        if not (isinstance(node, ast.Name) and node.id in _SELF_NAMES):
+            return False
+        kind, scope = self.resolve(node)
+        return kind in ("local", "free") and scope is not None and scope.is_method and scope.params[:1] == [node.id]
+
+    def _top_of_chain(self, node: ast.AST) -> ast.AST:
+        """The outermost attribute chain around ``node`` (``getattr(x, "c")`` counting as ``x.c``)."""
+        while True:
+            parent = self.parent.get(id(node))
+            if isinstance(parent, ast.Attribute) and parent.value is node \
+                    or self._getattr_name(parent) is not None and parent.args[0] is node:
+                node = parent
+            else:
+                return node
+
+    def _is_called(self, node: ast.AST) -> bool:
+        parent = self.parent.get(id(node))
+        return isinstance(parent, ast.Call) and parent.func is node
+
+    def _module_value(self, node: ast.AST, static: _Static) -> None:
+        """A module used as anything but the base of an attribute."""
+        parent = self.parent.get(id(node))
+        if isinstance(parent, ast.Attribute) and parent.value is node or self._is_getattr_call(parent) \
+                and parent.args[:1] == [node]:
+            return          # getattr(torch, <not a constant>) is reported as a misuse of getattr
+        self.add(node, "module-value", f"use of the module '{static.dotted}' as a value is not allowed: write "
+                                       f"'{static.dotted}.<name>' where you need it (a module held in a variable "
+                                       "or passed around is out of the guard's sight)")
+
+    # imports ------------------------------------------------------------------------------------------------
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:
+            if a.name in A.MODULES or self.ref.allows_module(a.name):
+                continue
+            self.add(node, "import", _import_message(a.name))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level:
             self.add(node, "import", "relative imports are not allowed: a candidate is one self-contained file")
             return
         module = node.module or ""
-        f = _import_finding(module, node.lineno)
-        if f is None:
-            for a in node.names:
-                if a.name in ESCAPE_ATTRIBUTES:      # from torch import os
-                    f = Finding(node.lineno, "import", f"import of '{module}.{a.name}' is not allowed: it "
-                                                       "reaches a module the import allowlist forbids")
-                else:
-                    f = _import_finding(f"{module}.{a.name}", node.lineno) if a.name != "*" else None
-                if f:
-                    break
-        if f:
-            self.findings.append(f)
+        for a in node.names:
+            if a.name == "*":
+                self.add(node, "import", f"'from {module} import *' is not allowed: import the names you use")
+            elif self.ref.allows_name(module, a.name):
+                continue
+            elif module.split(".")[0] in A.NEVER_IMPORT or module not in A.MODULES:
+                self.add(node, "import", _import_message(module))
+                return
+            elif f"{module}.{a.name}" not in A.MODULES and a.name not in A.MODULES[module]:
+                self.add(node, "import", _import_message(module, a.name))
 
-    # exception swallowing
+    # names --------------------------------------------------------------------------------------------------
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            if node.id in _SELF_NAMES:
+                self.add(node, "name", f"rebinding '{node.id}' is not allowed: 'self' and 'cls' are a method's "
+                                       "first parameter only")
+            return
+        kind, _ = self.resolve(node)
+        if kind != "builtin" and not (kind == "class" and node.id in REFUSED_BUILTINS):
+            static = self.static(node)
+            if static is not None and static.is_module:
+                self._module_value(node, static)
+            return
+        name = node.id
+        if name in A.BUILTINS or name == "__name__":
+            return
+        if name in REFUSED_BUILTINS:
+            reason = A.BUILTIN_REASONS.get(name, "is not on the guard's allowlist of builtins")
+            if self._is_called(node):
+                self.add(node, "builtin", f"calling '{name}' is not allowed: the builtin '{name}' {reason}")
+            else:
+                self.add(node, "builtin", f"the builtin '{name}' is not allowed, not even as a value: it {reason}")
+            return
+        if _is_dunder(name):
+            self.add(node, "name", f"the name '{name}' is not allowed: module internals are out of bounds")
+        else:
+            self.add(node, "name", f"the name '{name}' is not defined in this file: only its own definitions, its "
+                                   "imports and allowed builtins may be used")
+
+    def check_bindings(self) -> None:
+        for scope in self.scopes.all:
+            for name, binds in scope.bindings.items():
+                how, target, node = binds[0]
+                if any(h == "import" for h, _, _ in binds):
+                    clash = next((n for h, t, n in binds if h != "import" or t != target), None) \
+                        if how == "import" else node
+                    if clash is not None:
+                        self.add(clash, "name", f"rebinding the imported name '{name}' is not allowed: give the "
+                                                "other value another name")
+                if scope.kind == "module" and name in REFUSED_BUILTINS:
+                    self.add(node, "name", f"binding the name '{name}' at module level is not allowed: it would stand "
+                                           f"in for the builtin '{name}', which the guard refuses")
+                if _is_dunder(name) and not (scope.kind == "class" and name == "__init__"):
+                    if scope.kind == "class":
+                        self.add(node, "class", f"class '{scope.node.name}' may not define '{name}': dunder "
+                                                "methods other than __init__ change how Python treats the object "
+                                                "(__exit__ can swallow exceptions, __torch_function__ intercepts "
+                                                "torch calls)")
+                    elif how != "param":
+                        self.add(node, "name", f"binding the name '{name}' is not allowed: dunder names are "
+                                               "interpreter hooks")
+
+    # attributes ---------------------------------------------------------------------------------------------
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        base = self.static(node.value)
+        if base is not None and base.kind in ("module", "transit"):
+            mine = self.static(node)
+            if mine.kind == "refused":
+                self._refused_module_attribute(node, mine.dotted)
+            elif mine.is_module:
+                self._module_value(node, mine)
+            self.generic_visit(node)
+            return
+        if base is not None and base.kind == "refused":
+            self.generic_visit(node)
+            return
+        self._object_attribute(node, node.attr)
+        if node.attr in ("format", "format_map") and isinstance(node.value, ast.Constant) \
+                and isinstance(node.value.value, str) and _FORMAT_FIELD.search(node.value.value):
+            self.add(node, "attribute", f"str.{node.attr} with a field that reads a dunder attribute "
+                                        f"({node.value.value!r}) is not allowed; use an f-string")
+        self.generic_visit(node)
+
+    def _refused_module_attribute(self, node: ast.Attribute, dotted: str) -> None:
+        top = self._top_of_chain(node)
+        full = self.static(top)
+        shown = full.dotted if full is not None else dotted
+        module, _, name = dotted.rpartition(".")
+        reason = refusal_reason(dotted)
+        if reason is None and name.startswith("_"):
+            kind = "dunder" if _is_dunder(name) else "private"
+            reason = f"{kind} names of '{module}' are not part of its API"
+        if reason is None and module in A.MODULES:
+            hint = A.MODULE_HINTS.get(module)
+            reason = f"'{name}' is not on the guard's allowlist for '{module}'" + (f" ({hint})" if hint else "")
+        if reason is None:
+            reason = f"'{dotted}' is not a module the reference imports"
+        verb = "calling" if self._is_called(top) else "use of"
+        self.add(node, "module-attribute", f"{verb} '{shown}' is not allowed: {reason}")
+
+    def _object_attribute(self, node: ast.AST, attr: str, shown: str | None = None) -> None:
+        """The denylist rules for ``x.attr`` where x is not a module."""
+        owner = node.value if isinstance(node, ast.Attribute) else None
+        if shown is None:
+            shown = ast.unparse(self._top_of_chain(node))
+        if len(shown) > 60:
+            shown = "..." + shown[-57:]
+        where = f" (in '{shown}')" if shown != attr else ""
+        if _is_dunder(attr):
+            if attr not in A.DUNDER_ATTRIBUTES:
+                self.add(node, "dunder", f"the attribute '{attr}'{where} is not allowed: dunder attributes reach the "
+                                         "interpreter's internals")
+            return
+        if attr in A.REFUSED_ATTRIBUTES:
+            self.add(node, "attribute", f"the attribute '{attr}'{where} is not allowed: {A.REFUSED_ATTRIBUTES[attr]}")
+            return
+        if A.HOOK_MARK in attr.lower():
+            self.add(node, "attribute", f"the attribute '{attr}'{where} is not allowed: hooks run code inside the "
+                                        "judge, on the reference too")
+            return
+        if attr.startswith("_") and not (owner is not None and self.is_self(owner) and attr in self.own_private):
+            self.add(node, "private", f"the private attribute '{attr}'{where} is not allowed: only self._x "
+                                      "attributes that this file defines")
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        # `case C(attr=p)` reads x.attr: the same rules as writing it
+        for attr in node.kwd_attrs:
+            self._object_attribute(node, attr, shown=f"case {ast.unparse(node.cls)}({attr}=...)")
+        self.generic_visit(node)
+
+    # calls --------------------------------------------------------------------------------------------------
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        name = self._getattr_name(node)
+        base = self.static(node.args[0]) if name is not None else None
+        if base is not None and base.is_module:               # getattr(torch, "os") is torch.os
+            mine = self.static(node)
+            if mine.kind == "refused":
+                self._refused_module_attribute(node, mine.dotted)
+            elif mine.is_module:
+                self._module_value(node, mine)
+        elif base is not None and base.kind == "refused":
+            pass
+        elif self._is_getattr_call(node):
+            arity = (2, 3) if func.id == "getattr" else (2,)
+            name = node.args[1] if len(node.args) > 1 else None
+            if len(node.args) not in arity or node.keywords or any(isinstance(a, ast.Starred) for a in node.args) \
+                    or not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                self.add(node, "builtin", f"calling '{func.id}' this way is not allowed: the builtin '{func.id}' "
+                                          f"{A.BUILTIN_REASONS[func.id]}")
+            else:
+                top = self._top_of_chain(node)
+                self._object_attribute(node, name.value, shown=None if top is not node else
+                                       f"{func.id}(..., {name.value!r})")
+        self.generic_visit(node)
+
+    # statements ---------------------------------------------------------------------------------------------
+
     def visit_Try(self, node: ast.AST) -> None:
         self.add(node, "try", "try/except is not allowed: a failing kernel must fail, not fall back silently")
         self.generic_visit(node)
 
     visit_TryStar = visit_Try
 
-    # calls
-    def visit_Call(self, node: ast.Call) -> None:
-        func = node.func
-        if isinstance(func, ast.Name) and func.id in BANNED_BUILTINS:
-            self.add(node, "builtin", f"calling '{func.id}' is not allowed")
-        if isinstance(func, ast.Name) and func.id == "getattr":
-            name = node.args[1] if len(node.args) > 1 else None
-            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)
-                    and not name.value.startswith("_")):
-                self.add(node, "builtin", "getattr is allowed only with a constant public attribute name")
-        dotted = self.aliases.dotted(func)
-        if dotted:
-            for prefix, why in BANNED_CALL_PREFIXES.items():
-                if _matches(dotted, prefix):
-                    self.add(node, "global-state", f"calling '{dotted}' is not allowed: it {why}")
-                    break
-            else:
-                for prefix in BANNED_MODULE_PREFIXES:
-                    if _matches(dotted, prefix):
-                        self.add(node, "import", f"calling '{dotted}' is not allowed: it leaves Triton or "
-                                                 "reaches the runtime's internals")
-                        break
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            expr = item.context_expr
+            static = self.static(expr.func) if isinstance(expr, ast.Call) else None
+            if static is None or static.kind != "object" or static.dotted not in A.CONTEXT_MANAGERS:
+                shown = ast.unparse(expr)
+                shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                self.add(expr, "with", f"the context manager '{shown}' is not allowed: only 'torch.no_grad()', "
+                                       "'torch.enable_grad()', 'torch.inference_mode()' and 'torch.cuda.device(...)' "
+                                       "(another manager's __exit__ could swallow exceptions)")
+            if item.optional_vars is not None:
+                self._check_target(item.optional_vars)
         self.generic_visit(node)
 
-    # attribute use
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        attr = node.attr
-        if attr.startswith("__") and attr.endswith("__"):
-            if attr not in ALLOWED_DUNDERS:
-                self.add(node, "dunder", f"access to '{attr}' is not allowed")
-        elif attr.startswith("_") and not (isinstance(node.value, ast.Name) and node.value.id in OWN_OBJECTS):
-            shown = self.aliases.dotted(node) or attr
-            self.add(node, "private", f"access to the private attribute '{shown}' is not allowed (only self._x)")
-            return
-        if attr in INTROSPECTION_ATTRIBUTES:
-            self.add(node, "introspection", f"access to '{attr}' is not allowed: it reaches the judge's own "
-                                            "frames or files")
-        if attr in ESCAPE_ATTRIBUTES:
-            shown = self.aliases.dotted(node) or attr
-            self.add(node, "import", f"use of '{shown}' is not allowed: it reaches a module the import "
-                                     "allowlist forbids")
-        dotted = self.aliases.dotted(node)
-        if dotted:
-            for prefix in ("torch._C", "torch._dynamo", "torch._inductor", "torch.backends", "triton.runtime"):
-                if _matches(dotted, prefix):
-                    self.add(node, "internals", f"use of '{dotted}' is not allowed: it reaches the runtime's "
-                                                "internals or global flags")
-                    return  # one finding per chain, not one per prefix of it
+    def visit_AsyncWith(self, node: ast.AsyncWith) -> None:
+        self.add(node, "async", "async code is not allowed")
+        self.visit_With(node)
+
+    def _async(self, node: ast.AST) -> None:
+        self.add(node, "async", "async code is not allowed")
         self.generic_visit(node)
 
-    def _check_targets(self, targets: list[ast.expr]) -> None:
-        for t in targets:
-            if isinstance(t, (ast.Tuple, ast.List)):
-                self._check_targets(list(t.elts))
-            elif isinstance(t, ast.Starred):
-                self._check_targets([t.value])
-            elif isinstance(t, ast.Subscript) and self.aliases.is_module_alias(t.value):
-                self.add(t, "patch", "assigning into an imported module's objects is not allowed "
-                                     "(it would patch torch/triton for everyone, timers included)")
-            elif isinstance(t, ast.Attribute) and not (isinstance(t.value, ast.Name)
-                                                       and t.value.id in OWN_OBJECTS):
-                what = "an imported module" if self.aliases.is_module_alias(t.value) else "anything but self"
-                self.add(t, "patch", f"assigning to an attribute of {what} is not allowed; assign only to "
-                                     "self.<name> (anything else could patch torch/triton, timers included)")
+    visit_Await = visit_AsyncFor = _async
 
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self._check_targets(node.targets)
+    def _yield(self, node: ast.AST) -> None:
+        self.add(node, "generator", f"'{'yield from' if isinstance(node, ast.YieldFrom) else 'yield'}' is not "
+                                    "allowed: generator functions are not needed (return a list or tuple)")
         self.generic_visit(node)
 
-    def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self._check_targets([node.target])
-        self.generic_visit(node)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self._check_targets([node.target])
-        self.generic_visit(node)
-
-    def visit_Delete(self, node: ast.Delete) -> None:
-        self._check_targets(node.targets)
-        self.generic_visit(node)
+    visit_Yield = visit_YieldFrom = _yield
 
     def visit_Global(self, node: ast.Global) -> None:
-        self.add(node, "global", "'global' statements are not allowed: a candidate may not keep state "
-                                 "between calls outside its module instance")
+        self.add(node, "global", "'global' statements are not allowed: a candidate may not keep state between "
+                                 "calls outside its module instance")
 
-    # classes
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        for base in node.bases:
-            dotted = self.aliases.dotted(base) or (base.id if isinstance(base, ast.Name) else "")
-            if dotted in ("torch.Tensor", "torch._tensor.Tensor") or (isinstance(base, ast.Name)
-                                                                       and base.id == "Tensor"):
-                self.add(node, "tensor-subclass", f"class '{node.name}' subclasses torch.Tensor, which is "
-                                                  "not allowed")
-            if node.name == "ModelNew" and dotted not in MODULE_BASES:
-                shown = dotted or ast.unparse(base)
-                if isinstance(base, ast.Name) and base.id == self.reference_class:
-                    msg = f"ModelNew subclasses the reference class '{shown}', which is not allowed"
-                else:
-                    msg = f"ModelNew must derive from torch.nn.Module directly, not from '{shown}'"
-                self.add(node, "subclass", msg)
-        for item in node.body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in TENSOR_HOOKS:
-                self.add(item, "tensor-subclass", f"defining '{item.name}' is not allowed")
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
+        self.add(node, "global", "'nonlocal' statements are not allowed: keep state on self")
+
+    def _check_target(self, target: ast.AST) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                self._check_target(t)
+        elif isinstance(target, ast.Starred):
+            self._check_target(target.value)
+        elif isinstance(target, ast.Attribute):
+            if self.is_self(target.value):
+                return
+            static = self.static(target.value)
+            if static is not None and static.kind != "refused":
+                self.add(target, "patch", f"assigning to an attribute of an imported module is not allowed "
+                                          f"('{static.dotted}.{target.attr}'): it would patch torch/triton for "
+                                          "everyone, the judge's timers included")
+            elif static is None:
+                self.add(target, "patch", f"assigning to an attribute of anything but self is not allowed "
+                                          f"('{ast.unparse(target)}'): assign only to self.<name> or to variables")
+        elif isinstance(target, ast.Subscript):
+            static = self.static(target.value)
+            if static is not None and static.kind != "refused":
+                self.add(target, "patch", f"assigning into '{static.dotted}' is not allowed: it would patch an "
+                                          "imported module's objects")
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for t in node.targets:
+            self._check_target(t)
         self.generic_visit(node)
 
+    def visit_AugAssign(self, node: ast.AugAssign | ast.AnnAssign) -> None:
+        self._check_target(node.target)
+        self.generic_visit(node)
 
-def _is_triton_jit(decorator: ast.expr, aliases: _AliasMap) -> bool:
+    visit_AnnAssign = visit_AugAssign
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for t in node.targets:
+            self._check_target(t)
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For) -> None:
+        self._check_target(node.target)
+        self.generic_visit(node)
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        if node.is_async:
+            self.add(node.target, "async", "async code is not allowed")
+        self._check_target(node.target)
+        self.generic_visit(node)
+
+    # functions and classes ----------------------------------------------------------------------------------
+
+    def _decorator_ok(self, decorator: ast.expr, in_class: bool) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        static = self.static(target)
+        if static is not None and static.kind == "object" and static.dotted in A.DECORATORS:
+            return True
+        if isinstance(decorator, ast.Name) and decorator.id in A.BUILTIN_DECORATORS \
+                and self.resolve(decorator)[0] == "builtin":
+            return True
+        return (in_class and isinstance(decorator, ast.Attribute) and decorator.attr in A.PROPERTY_DECORATORS
+                and isinstance(decorator.value, ast.Name) and self.resolve(decorator.value)[0] == "class")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if isinstance(node, ast.AsyncFunctionDef):
+            self.add(node, "async", "async code is not allowed")
+        in_class = isinstance(self.parent.get(id(node)), ast.ClassDef)
+        for d in node.decorator_list:
+            if not self._decorator_ok(d, in_class):
+                shown = ast.unparse(d)
+                self.add(d, "decorator", f"the decorator '@{shown[:60]}' is not allowed: only @triton.jit, "
+                                         "@triton.autotune(...), @triton.heuristics(...), @staticmethod, "
+                                         "@classmethod, @property (and its .setter) and @torch.no_grad()")
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _base_shown(self, base: ast.expr) -> str:
+        static = self.static(base)
+        return static.dotted if static is not None else ast.unparse(base)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for k in node.keywords:
+            self.add(node, "class", f"class '{node.name}' may not pass '{k.arg or '**'}=' to its class statement "
+                                    "(metaclasses and class keywords are not allowed)")
+        for d in node.decorator_list:
+            self.add(d, "decorator", f"the class decorator '@{ast.unparse(d)[:60]}' is not allowed")
+        is_model = node.name == "ModelNew" and self.parent.get(id(node)) is self.tree
+        for base in node.bases:
+            static = self.static(base)
+            shown = self._base_shown(base)
+            if static is not None and static.kind == "object" and static.dotted in A.TENSOR_CLASSES:
+                via = "" if static.dotted == "torch.Tensor" else f" (through '{static.dotted}')"
+                self.add(node, "tensor-subclass", f"class '{node.name}' subclasses torch.Tensor{via}, which is not "
+                                                  "allowed: a Tensor subclass can defer or fake the work")
+            elif is_model:
+                self._check_model_base(node, base, static, shown)
+            elif static is not None and static.kind == "refused":
+                pass                                         # reported as a refused module attribute
+            elif not self._base_ok(base, static):
+                self.add(node, "class", f"class '{node.name}' may not subclass '{shown}': allowed bases are "
+                                        "torch.nn.Module and the torch.nn layers, torch.autograd.Function, object, "
+                                        "exceptions, classes of this file and classes the reference imports")
+        if is_model and len(node.bases) != 1:
+            self.add(node, "subclass", "ModelNew must derive from exactly one base, torch.nn.Module")
+        self.generic_visit(node)
+
+    def _base_ok(self, base: ast.expr, static: _Static | None) -> bool:
+        if static is not None:
+            return (static.kind == "object" and static.dotted in A.CLASS_BASES) or static.kind == "refobj"
+        if isinstance(base, ast.Name):
+            kind, scope = self.resolve(base)
+            if kind == "builtin":
+                return base.id in A.BUILTIN_CLASS_BASES
+            return scope is not None and all(how == "class" for how, _, _ in scope.bindings[base.id])
+        return False
+
+    def _check_model_base(self, node: ast.ClassDef, base: ast.expr, static: _Static | None, shown: str) -> None:
+        allowed = {A.MODEL_BASE} | set(self.ref.bases)
+        if static is not None and static.kind in ("object", "refobj") and static.dotted in allowed:
+            return
+        if isinstance(base, ast.Name) and base.id == self.reference_class:
+            msg = f"ModelNew subclasses the reference class '{base.id}', which is not allowed"
+        else:
+            others = sorted(self.ref.bases - {A.MODEL_BASE})
+            extra = f" or from the reference class's base '{others[0]}'" if others else ""
+            msg = f"ModelNew must derive from torch.nn.Module directly{extra}, not from '{shown}'"
+        self.add(node, "subclass", msg)
+
+
+def _is_triton_jit(decorator: ast.expr, checker: _Checker) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return aliases.dotted(target) in ("triton.jit", "triton.runtime.jit.jit")
+    static = checker.static(target)
+    return static is not None and static.dotted == "triton.jit"
 
 
-def check_source(source: str, reference_class: str = "Model") -> list[Finding]:
-    """All guard findings for candidate source, in line order; an empty list means it may run."""
+def check_source(source: str, reference_class: str = "Model", reference_source: str | None = None) -> list[Finding]:
+    """All guard findings for candidate source, in line order; an empty list means it may run.
+
+    ``reference_source``: the reference file, whose own import statements the candidate may repeat."""
     try:
         tree = ast.parse(source)
     except SyntaxError as e:
         text = (e.text or "").strip()
         where = f": {text}" if text else ""
         return [Finding(e.lineno or 0, "syntax", f"syntax error: {e.msg}{where}")]
-    aliases = _AliasMap(tree)
-    visitor = _Visitor(aliases, reference_class)
-    visitor.visit(tree)
-    findings = visitor.findings
+    scopes = _Scopes(tree)
+    checker = _Checker(tree, scopes, reference_class, _Reference.parse(reference_source, reference_class))
+    checker.visit(tree)
+    checker.check_bindings()
+    findings = sorted(set(checker.findings), key=lambda p: (p[0], p[1].rule, p[1].message))
+    findings = list(dict.fromkeys(f for _, f in findings))
 
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ModelNew"]
-    if not classes:
+    if not any(isinstance(n, ast.ClassDef) and n.name == "ModelNew" for n in tree.body):
         findings.append(Finding(1, "structure", "the file must define 'class ModelNew(nn.Module)' at top level"))
     kernels = [n for n in tree.body if isinstance(n, ast.FunctionDef)
-               and any(_is_triton_jit(d, aliases) for d in n.decorator_list)]
+               and any(_is_triton_jit(d, checker) for d in n.decorator_list)]
     if not kernels:
         # Kernels wrapped by @triton.autotune / @triton.heuristics still carry @triton.jit innermost.
         findings.append(Finding(1, "structure", "the file must define at least one @triton.jit kernel at top "
                                                 "level"))
-    return sorted(set(findings), key=lambda f: (f.line, f.rule, f.message))
+    return sorted(findings, key=lambda f: f.line)      # stable: evaluation order within a line
 
 
 def summarize(findings: list[Finding]) -> str:

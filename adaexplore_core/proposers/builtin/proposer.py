@@ -108,7 +108,7 @@ class BuiltinProposer:
                 if source != request.parent.source:
                     break
                 plan = make_plan(graph.graph_module, graph.modules, options)
-        findings = guard.check_source(source, request.task.class_name)
+        findings = guard.check_source(source, request.task.class_name, request.task.read_source())
         if findings:
             raise ProposalError(f"unsupported: the generated candidate breaks a judge rule "
                                 f"({guard.summarize(findings)}); the reference's own code is the likely cause")

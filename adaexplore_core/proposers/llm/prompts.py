@@ -18,8 +18,14 @@ SYSTEM = (
     "the reference (so state_dict keys match), the same forward outputs on any inputs of the reference's "
     "shapes, the same updates to the module's buffers (running statistics of a training-mode batch norm, "
     "counters), at least one @triton.jit kernel that really runs, no torch.compile, no cached results, no "
-    "changes to the inputs, fp32 accuracy (no TF32). Every candidate is judged on fresh random inputs and "
-    "timed against eager PyTorch and torch.compile."
+    "changes to the inputs, fp32 accuracy (no TF32). Imports are limited to torch (with torch.nn, "
+    "torch.nn.functional and torch.cuda device queries), triton, triton.language (and its extra.libdevice), "
+    "math, typing, operator and itertools, plus what the reference itself imports; no numpy, functools, os or "
+    "sys, no try/except, no data_ptr(), no hooks, no streams or global torch settings; use a module only as "
+    "module.name, never assign it or pass it around. Every candidate runs in a sandbox and is judged on fresh "
+    "random inputs, on randomised weights, on inputs scaled x50 and shifted below zero, on random masks and on "
+    "repeated calls, and timed against eager PyTorch and torch.compile with its outputs checked while timed: "
+    "kernels must read every weight, handle any values, and compute every call."
 )
 MAX_SOURCE_CHARS = 12_000
 

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=guard check=guard reason~"assigning to an attribute of an imported module"
+# expect: verdict=invalid stage=guard check=guard reason~"use of the module 'torch.cuda' as a value"
 # isolate: runs code the guard should have stopped; judged in a private pool so it cannot affect other cases
 """Hack: the same patch as patch_cuda_synchronize.py (a no-op synchronize to fool a GPU timer), through an alias."""
 import torch

@@ -1,8 +1,8 @@
-# expect: verdict=invalid stage=runtime check=runs reason~"module 'triton.language' has no attribute 'fast_relu'"
+# expect: verdict=invalid stage=guard check=guard reason~"triton.language.fast_relu"
 """Broken kernel: calls a tl function that does not exist.
 
-On a GPU this fails in Triton's compiler (stage compile). Under TRITON_INTERPRET=1 there is no compiler:
-the interpreter raises InterpreterError(AttributeError) at launch, which the judge reports as stage runtime.
+The guard's allowlist of triton.language names refuses it before it runs (on a GPU it would fail in Triton's
+compiler, in the interpreter at launch), with a message naming the function.
 """
 import torch
 import torch.nn as nn

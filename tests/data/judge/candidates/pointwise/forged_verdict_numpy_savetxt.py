@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=guard check=guard reason~"numpy.savetxt"
+# expect: verdict=invalid stage=guard check=guard reason~"import of 'numpy'"
 # isolate: runs code the guard should have stopped; judged in a private pool so it cannot affect other cases
 """Hack: write a forged 'valid' verdict straight into the judge's protocol, then leave.
 

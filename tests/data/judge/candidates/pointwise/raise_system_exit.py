@@ -1,5 +1,6 @@
-# expect: verdict=invalid stage=crash check=crash reason~"worker died while running the candidate"
-"""Crash without os: SystemExit is not an Exception, so it escapes the worker's handlers and ends the process."""
+# expect: verdict=invalid stage=guard check=guard reason~"SystemExit"
+"""Crash without os: SystemExit is not an Exception, so it would escape the judge's handlers and end the
+candidate's process (a crash verdict); the allowlist guard refuses the name before anything runs."""
 import torch
 import torch.nn as nn
 import triton

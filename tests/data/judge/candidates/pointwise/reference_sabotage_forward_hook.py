@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=guard check=guard reason~"register_module_forward_hook"
+# expect: verdict=invalid stage=guard check=guard reason~"calling 'type'"
 # isolate: runs code the guard should have stopped; judged in a private pool so it cannot affect other cases
 """Hack: sabotage the reference instead of matching it. A global forward hook replaces the output of every
 module named Model (the reference) with zeros, and the candidate's kernel writes zeros.
