@@ -55,9 +55,10 @@ class TaskSpec:
         return {"path": self.path, "class_name": self.class_name, "source": self.source}
 
 
-def import_file(path: str, source: str | None = None, prefix: str = "adaexplore_module") -> Any:
-    """Import a Python file under a fresh module name (its folder on sys.path while it imports)."""
-    name = f"{prefix}_{next(_module_counter)}"
+def import_file(path: str, source: str | None = None, prefix: str = "adaexplore_module",
+                name: str | None = None) -> Any:
+    """Import a Python file under ``name`` or a fresh module name (its folder on sys.path while it imports)."""
+    name = name or f"{prefix}_{next(_module_counter)}"
     folder = str(Path(path).resolve().parent)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

@@ -1,11 +1,13 @@
-"""The judge pool: the parent side. Queues candidates, runs them in worker processes, enforces limits.
+"""The judge pool: the parent side. Queues candidates, runs each in a fresh sandboxed process, enforces limits.
 
-Each device gets ``workers_per_device`` workers kept warm between candidates. Imports, Triton compilation
-and correctness trials of several workers run concurrently; timing takes the device alone (``GpuLock``),
-so no other worker's kernels run while a candidate or a baseline is timed. A candidate's clock runs only
-while its own code can be running (not while the worker loads the task, measures baselines or waits for
-the device). A worker that hangs, crashes or grows past the memory limit is killed and replaced; the
-candidate gets the verdict. This module never imports torch.
+Each device gets ``workers_per_device`` slots; a slot's zygote (``zygote.py``) forks one process per candidate,
+so no candidate can affect another's verdict. Imports, Triton compilation and correctness trials of several
+slots run concurrently; timing takes the device alone (``GpuLock``). Timing runs in rounds: in each, the
+candidate's process and the device's baseline process (``baseline.py``, eager and torch.compile, never touched
+by a candidate) are measured back to back, and the pool computes the speedups and their intervals
+(``stats.py``), rejecting times under the roofline and work the timer did not see. A candidate's clock runs only
+while its own code can be running. A candidate that hangs, crashes or grows past the memory limit is killed; it
+gets the verdict. This module never imports torch.
 """
 from __future__ import annotations
 
@@ -27,9 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from ..task import TaskSpec
-from . import guard
+from . import guard, stats
 from .protocol import JudgeRequest, decode, encode, scrubbed_environment
-from .verdict import Check, Verdict, error, invalid
+from .verdict import Check, Timing, Verdict, error, invalid
+
+SANDBOX_OPT_OUT = "ADAEXPLORE_SANDBOX"
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 POLL_SECONDS = 0.05
@@ -59,6 +63,8 @@ class JudgeConfig:
     python: str = sys.executable
     gpu_memory_fraction: float | None = None
     allow_tf32: bool = False          # fp32 stays fp32 (cuBLAS and cuDNN) unless the user opts in
+    static_guard: bool = True         # tests turn it off to prove the sandbox holds on its own
+    rounds: int = 4                   # timing rounds, each the candidate beside eager and torch.compile
 
 
 class GpuLock:
@@ -90,10 +96,10 @@ class GpuLock:
             self._cond.notify_all()
 
 
-class _WorkerProcess:
-    """One running worker and its protocol pipes."""
+class _Process:
+    """One judge process (a zygote or a baseline process) and its protocol pipes."""
 
-    def __init__(self, device: str, config: JudgeConfig, log_path: Path, workdir: Path) -> None:
+    def __init__(self, module: str, device: str, config: JudgeConfig, log_path: Path, workdir: Path) -> None:
         env = scrubbed_environment()
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_ROOT, env.get("PYTHONPATH")]))
         env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -108,13 +114,15 @@ class _WorkerProcess:
             env["ADAEXPLORE_GPU_MEMORY_FRACTION"] = str(fraction)
         self.log_path = log_path
         self.log = open(log_path, "wb")
+        workdir.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
-            [config.python, "-m", "adaexplore_core.judge.worker", device, str(workdir)],
+            [config.python, "-m", module, device, str(workdir)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env,
-            cwd=tempfile.gettempdir(), start_new_session=True,
+            cwd=workdir, start_new_session=True,
         )
         self._buffer = b""
         self.env: dict[str, Any] = {}
+        self.ready: dict[str, Any] = {}
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -136,15 +144,18 @@ class _WorkerProcess:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return decode(line)
 
-    def rss_mb(self) -> float:
+    def wait_ready(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
         try:
-            with open(f"/proc/{self.proc.pid}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) / 1024
-        except OSError:
+            while time.monotonic() < deadline:
+                message = self.read(POLL_SECONDS * 4)
+                if message and message.get("type") == "ready":
+                    self.ready = message
+                    self.env = message.get("env", {})
+                    return True
+        except (EOFError, ValueError):
             pass
-        return 0.0
+        return False
 
     def log_tail(self, limit: int = 2000) -> str:
         try:
@@ -180,19 +191,126 @@ class _WorkerProcess:
         self.log.close()
 
 
+def _rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _kill_group(pid: int | None) -> None:
+    """SIGKILL a candidate's process and everything it started (they share its process group)."""
+    if pid:
+        for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                target()
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+class _Baseline:
+    """The parent's handle on one device's baseline process (eager and torch.compile, no candidate code)."""
+
+    def __init__(self, pool: "JudgePool", device: str) -> None:
+        self.pool, self.device = pool, device
+        self.lock = threading.Lock()
+        self.proc: _Process | None = None
+        self.facts: dict[str, dict[str, Any]] = {}
+
+    def _ask(self, message: dict[str, Any], expect: str) -> dict[str, Any]:
+        config = self.pool.config
+        if self.proc is None or self.proc.proc.poll() is not None:
+            name = f"baseline-{self.device.replace(':', '')}"
+            self.proc = _Process("adaexplore_core.judge.baseline", self.device, config,
+                                 self.pool._dir / f"{name}.log", self.pool._dir / name)
+            if not self.proc.wait_ready(config.startup_timeout_s):
+                tail = self.proc.log_tail()
+                self.proc.kill()
+                self.proc = None
+                raise RuntimeError(f"the baseline process for {self.device} did not start: {tail[-300:]}")
+        self.proc.send(message)
+        deadline = time.monotonic() + config.task_timeout_s
+        while time.monotonic() < deadline:
+            try:
+                reply = self.proc.read(POLL_SECONDS * 4)
+            except (EOFError, ValueError):
+                tail = self.proc.log_tail()
+                self.proc.kill()
+                self.proc = None
+                raise RuntimeError(f"the baseline process for {self.device} died: {tail[-300:]}")
+            if reply is None:
+                continue
+            if reply.get("type") == "failed":
+                raise RuntimeError(f"the baseline failed: {reply.get('reason')}")
+            if reply.get("type") == expect:
+                return reply
+        self.proc.kill()
+        self.proc = None
+        raise RuntimeError(f"the baseline process for {self.device} did not answer in {config.task_timeout_s:g} s")
+
+    def prepare(self, task: dict[str, Any]) -> dict[str, Any]:
+        key = TaskSpec(**task).key()
+        if key not in self.facts:
+            self.facts[key] = self._ask({"type": "prepare", "task": task, "seed": secrets.randbits(62)}, "prepared")
+        return self.facts[key]
+
+    def measure(self, task: dict[str, Any], which: str) -> list[float]:
+        key = TaskSpec(**task).key()
+        reply = self._ask({"type": "measure", "key": key, "which": which, "seed": secrets.randbits(62)}, "samples")
+        return [float(x) for x in reply["samples"]]
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc = None
+
+
 @dataclass
 class _Job:
     request: JudgeRequest
     future: concurrent.futures.Future
 
 
+class _Stop(Exception):
+    """Ends judging of one candidate with ``verdict``."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict.reason)
+        self.verdict = verdict
+
+
+class _Watch:
+    """One candidate's clock (time its own code may be running) and deadlines."""
+
+    def __init__(self, config: JudgeConfig) -> None:
+        self.used, self.running = 0.0, True
+        self.last = time.monotonic()
+        self.task_deadline = self.last + config.task_timeout_s
+
+    def tick(self) -> float:
+        now = time.monotonic()
+        if self.running:
+            self.used += now - self.last
+        self.last = now
+        return now
+
+    def pause(self, running: bool) -> None:
+        self.tick()
+        self.running = running
+
+
 class _Slot(threading.Thread):
-    """A thread that owns one worker process on one device and feeds it jobs."""
+    """A thread that owns one zygote on one device and feeds it jobs, one candidate process at a time."""
 
     def __init__(self, pool: "JudgePool", device: str, index: int) -> None:
         super().__init__(name=f"judge-{device}-{index}", daemon=True)
         self.pool, self.device, self.index = pool, device, index
-        self.worker: _WorkerProcess | None = None
+        self.zygote: _Process | None = None
+        self.child: int | None = None         # the pid of the candidate's process while one runs
         self.holding: bool | None = None      # None: no GPU access held; else whether it is exclusive
 
     def run(self) -> None:
@@ -202,29 +320,39 @@ class _Slot(threading.Thread):
                 break
             if job.future.set_running_or_notify_cancel():
                 try:
-                    verdict = self._judge(job.request)
+                    verdict = self._judge_with_memory(job.request)
                 except Exception as e:  # noqa: BLE001 - the pool must answer every job
                     verdict = error("internal", f"The judge pool failed: {type(e).__name__}: {e}")
                 job.future.set_result(verdict)
-        if self.worker:
-            self.worker.kill()
+        _kill_group(self.child)
+        if self.zygote:
+            self.zygote.kill()
 
-    def _start_worker(self) -> _WorkerProcess | Verdict:
-        name = f"worker-{self.device.replace(':', '')}-{self.index}"
-        worker = _WorkerProcess(self.device, self.pool.config, self.pool._dir / f"{name}.log",
-                                self.pool._dir / name)
-        deadline = time.monotonic() + self.pool.config.startup_timeout_s
-        try:
-            while time.monotonic() < deadline:
-                message = worker.read(POLL_SECONDS * 4)
-                if message and message.get("type") == "ready":
-                    worker.env = message.get("env", {})
-                    return worker
-        except (EOFError, ValueError):
-            pass
-        tail = worker.log_tail()
-        worker.kill()
-        return error("internal", f"The judge worker for {self.device} did not start ({worker.exit_description()})",
+    def _judge_with_memory(self, request: JudgeRequest) -> Verdict:
+        """Judge; a task that ran out of GPU memory within its share is judged again with the whole GPU."""
+        key = TaskSpec(**request.task).key()
+        whole = key in self.pool._whole_gpu
+        verdict = self._judge(request, whole)
+        if not whole and self.device != "cpu" and "out of memory" in verdict.reason.lower():
+            self.pool._whole_gpu.add(key)
+            verdict = self._judge(request, True)
+        return verdict
+
+    def _start_zygote(self) -> _Process | Verdict:
+        name = f"zygote-{self.device.replace(':', '')}-{self.index}"
+        zygote = _Process("adaexplore_core.judge.zygote", self.device, self.pool.config,
+                          self.pool._dir / f"{name}.log", self.pool._dir / name)
+        if zygote.wait_ready(self.pool.config.startup_timeout_s):
+            problems = zygote.ready.get("sandbox_problems") or []
+            if problems:
+                zygote.kill()
+                return error("internal", "The judge cannot sandbox candidates on this machine: "
+                             + "; ".join(problems) + f" (set {SANDBOX_OPT_OUT}=off to judge without the sandbox, "
+                             "not recommended: candidate code could then read and write your files)")
+            return zygote
+        tail = zygote.log_tail()
+        zygote.kill()
+        return error("internal", f"The judge worker for {self.device} did not start ({zygote.exit_description()})",
                      log_tail=tail)
 
     def _release_gpu(self) -> None:
@@ -232,99 +360,244 @@ class _Slot(threading.Thread):
             self.pool._gpu_locks[self.device].release(self.holding)
             self.holding = None
 
-    def _discard_worker(self) -> tuple[str, str]:
-        assert self.worker is not None
-        self.worker.kill()
-        description, tail = self.worker.exit_description(), self.worker.log_tail()
-        self.worker = None
+    def _acquire_gpu(self, exclusive: bool) -> None:
+        if self.holding is None:
+            self.pool._gpu_locks[self.device].acquire(exclusive)
+            self.holding = exclusive
+
+    def _discard_zygote(self) -> tuple[str, str]:
+        assert self.zygote is not None
+        _kill_group(self.child)
+        self.child = None
+        self.zygote.kill()
+        description, tail = self.zygote.exit_description(), self.zygote.log_tail()
+        self.zygote = None
         self._release_gpu()
         return description, tail
 
-    def _send_to_worker(self, request: JudgeRequest) -> Verdict | None:
-        """Send ``request`` to a live worker, starting one (twice at most: one may die between jobs)."""
+    def _send_to_zygote(self, request: JudgeRequest) -> Verdict | None:
+        """Send ``request`` to a live zygote, starting one (twice at most: one may die between jobs)."""
         for _ in range(2):
-            if self.worker is None or self.worker.proc.poll() is not None:
-                if self.worker is not None:
-                    self._discard_worker()
-                started = self._start_worker()
+            if self.zygote is None or self.zygote.proc.poll() is not None:
+                if self.zygote is not None:
+                    self._discard_zygote()
+                started = self._start_zygote()
                 if isinstance(started, Verdict):
                     return started
-                self.worker = started
+                self.zygote = started
             try:
-                self.worker.send(request.to_message())
+                self.zygote.send(request.to_message())
                 return None
             except OSError:
-                self._discard_worker()
+                self._discard_zygote()
         return error("internal", f"The judge worker for {self.device} would not take a request")
 
-    def _judge(self, request: JudgeRequest) -> Verdict:
-        request = dataclasses.replace(request, device=self.device, nonce=secrets.token_hex(16))
-        failed_start = self._send_to_worker(request)
+    def _judge(self, request: JudgeRequest, whole_gpu: bool) -> Verdict:
+        options = dict(request.options, whole_gpu=whole_gpu)
+        request = dataclasses.replace(request, device=self.device, nonce=secrets.token_hex(16), options=options)
+        failed_start = self._send_to_zygote(request)
         if failed_start is not None:
             return failed_start
+        watch = _Watch(self.pool.config)
+        try:
+            verdict = self._converse(request, watch)
+        except _Stop as stop:
+            verdict = stop.verdict
+        self._release_gpu()
+        return verdict
+
+    def _kill_child_and_wait(self, watch: _Watch) -> None:
+        """Kill the candidate's process and read the zygote's report of its end (or lose the zygote)."""
+        _kill_group(self.child)
+        deadline = time.monotonic() + 10
+        assert self.zygote is not None
+        while time.monotonic() < deadline:
+            try:
+                message = self.zygote.read(POLL_SECONDS)
+            except (EOFError, ValueError):
+                break
+            if message and message.get("type") == "exited":
+                self.child = None
+                return
+        self._discard_zygote()
+
+    def _next(self, request: JudgeRequest, watch: _Watch) -> dict[str, Any]:
+        """The next message of this candidate's conversation; raises _Stop on a limit, a crash or a forgery."""
         config = self.pool.config
-        worker = self.worker
-        assert worker is not None
-        used, running = 0.0, True
-        task_deadline = time.monotonic() + config.task_timeout_s
-        last = time.monotonic()
+        zygote = self.zygote
+        assert zygote is not None
         while True:
             try:
-                message = worker.read(POLL_SECONDS)
+                message = zygote.read(POLL_SECONDS)
             except EOFError:
                 try:
-                    worker.proc.wait(timeout=1)      # let it finish exiting, to report its real status
+                    zygote.proc.wait(timeout=1)
                 except subprocess.TimeoutExpired:
                     pass
-                description, tail = self._discard_worker()
-                return invalid("crash", f"The judge worker died while running the candidate ({description})",
-                               [Check("crash", False, description)], log_tail=tail, env=worker.env)
+                description, tail = self._discard_zygote()
+                raise _Stop(invalid("crash", f"The judge worker died while running the candidate ({description})",
+                                    [Check("crash", False, description)], log_tail=tail, env=zygote.env))
             except ValueError:                        # not JSON: something else wrote into the protocol
-                self._discard_worker()
-                return invalid("runtime", "The candidate wrote into the judge's protocol channel",
-                               [Check("protocol", False, "a line that is not a worker message")], env=worker.env)
-            now = time.monotonic()
-            if running:
-                used += now - last
-            last = now
-            if message is None:
-                if used > config.timeout_s:
-                    self._discard_worker()
-                    return invalid("timeout", f"The candidate ran past the {config.timeout_s:g} s limit and "
-                                              "was stopped", [Check("timeout", False, f"{used:.1f} s")],
-                                   env=worker.env)
-                if now > task_deadline:
-                    self._discard_worker()
-                    return error("internal", f"Judging took over {config.task_timeout_s:g} s in all (loading "
-                                             "the task, its baselines and the candidate's trials)", env=worker.env)
-                rss = worker.rss_mb()
-                if rss > config.memory_limit_mb:
-                    self._discard_worker()
-                    return invalid("memory", f"The candidate used over {config.memory_limit_mb} MB of memory "
-                                             "and was stopped", [Check("memory", False, f"{rss:.0f} MB resident")],
-                                   env=worker.env)
-                continue
+                self._discard_zygote()
+                raise _Stop(invalid("runtime", "The candidate wrote into the judge's protocol channel",
+                                    [Check("protocol", False, "a line that is not a worker message")], env=zygote.env))
+            now = watch.tick()
+            if message is not None:
+                return message
+            if watch.used > config.timeout_s:
+                self._kill_child_and_wait(watch)
+                raise _Stop(invalid("timeout", f"The candidate ran past the {config.timeout_s:g} s limit and was "
+                                               "stopped", [Check("timeout", False, f"{watch.used:.1f} s")],
+                                    env=zygote.env))
+            if now > watch.task_deadline:
+                self._kill_child_and_wait(watch)
+                raise _Stop(error("internal", f"Judging took over {config.task_timeout_s:g} s in all (loading the "
+                                              "task, its baselines and the candidate's trials)", env=zygote.env))
+            rss = _rss_mb(self.child) if self.child else 0.0
+            if rss > config.memory_limit_mb:
+                self._kill_child_and_wait(watch)
+                raise _Stop(invalid("memory", f"The candidate used over {config.memory_limit_mb} MB of memory and "
+                                              "was stopped", [Check("memory", False, f"{rss:.0f} MB resident")],
+                                    env=zygote.env))
+
+    def _converse(self, request: JudgeRequest, watch: _Watch) -> Verdict:
+        zygote = self.zygote
+        assert zygote is not None
+        verdict: Verdict | None = None
+        timing: Timing | Verdict | None = None
+        while True:
+            message = self._next(request, watch)
             kind = message.get("type")
-            if kind == "clock":
-                running = bool(message.get("running"))
+            if kind == "started":
+                self.child = int(message["pid"])
+            elif kind == "clock":
+                watch.pause(bool(message.get("running")))
             elif kind == "acquire":
-                exclusive = bool(message.get("exclusive"))
-                self.pool._gpu_locks[self.device].acquire(exclusive)
-                self.holding = exclusive
-                worker.send({"type": "go"})
-                last = time.monotonic()
+                self._acquire_gpu(bool(message.get("exclusive")))
+                zygote.send({"type": "go"})
+                watch.tick()
             elif kind == "release":
-                self._release_gpu()
+                if not request.options.get("whole_gpu"):
+                    self._release_gpu()
+            elif kind == "time":
+                timing = self._time(request, watch)
+                speedup = timing.speedup_vs_eager if isinstance(timing, Timing) else 0.0
+                zygote.send({"type": "timing_done", "speedup": speedup})
             elif kind == "verdict":
-                self._release_gpu()
                 if message.get("nonce") != request.nonce or message.get("id") != request.id:
-                    self._discard_worker()
+                    self._kill_child_and_wait(watch)
                     return invalid("runtime", "The candidate forged a verdict in the judge's protocol channel",
-                                   [Check("protocol", False, "a verdict without the request's nonce")],
-                                   env=worker.env)
-                if message.get("fatal"):
-                    self._discard_worker()
-                return Verdict.from_dict(message["verdict"])
+                                   [Check("protocol", False, "a verdict without the request's nonce")], env=zygote.env)
+                verdict = Verdict.from_dict(message["verdict"])
+            elif kind == "exited":
+                self.child = None
+                if verdict is None:
+                    description = str(message.get("status"))
+                    return invalid("crash", f"The judge worker died while running the candidate ({description})",
+                                   [Check("crash", False, description)], log_tail=zygote.log_tail(), env=zygote.env)
+                return _with_timing(verdict, timing)
+
+    def _candidate_samples(self, request: JudgeRequest, watch: _Watch, ask: dict[str, Any],
+                           expect: str) -> dict[str, Any]:
+        assert self.zygote is not None
+        self.zygote.send(ask)
+        watch.pause(True)
+        while True:
+            message = self._next(request, watch)
+            if message.get("type") == expect:
+                watch.pause(False)
+                return message
+            if message.get("type") in ("verdict", "exited"):
+                raise _Stop(invalid("runtime", "The candidate stopped answering while it was timed",
+                                    [Check("timed_outputs", False, "no samples: the candidate's process ended")],
+                                    env=self.zygote.env))
+
+    def _time(self, request: JudgeRequest, watch: _Watch) -> Timing | Verdict:
+        """Timing rounds, each the candidate beside eager and torch.compile, with the GPU held alone."""
+        watch.pause(False)
+        baseline = self.pool._baseline_for(self.device)
+        self._acquire_gpu(True)
+        try:
+            with baseline.lock:
+                facts = baseline.prepare(request.task)
+                rounds: dict[str, list[list[float]]] = {"eager": [], "candidate": [], "compiled": []}
+                for r in range(int(request.options.get("rounds") or config.rounds)):
+                    order = ["eager", "candidate", "compiled"] if r % 2 == 0 else ["compiled", "candidate", "eager"]
+                    for what in order:
+                        if what == "candidate":
+                            reply = self._candidate_samples(request, watch, {"type": "measure"}, "samples")
+                            rounds["candidate"].append([float(x) for x in reply["samples"]])
+                        elif what == "eager" or facts.get("compiled"):
+                            rounds[what].append(baseline.measure(request.task, what))
+                done = self._candidate_samples(request, watch, {"type": "completion"}, "completion")
+        except RuntimeError as e:
+            return error("internal", f"The judge could not time the baselines: {e}")
+        finally:
+            if not request.options.get("whole_gpu"):
+                self._release_gpu()
+        return timing_from_rounds(rounds, facts, float(done["event_ms"]), float(done["wall_ms"]))
+
+
+def timing_from_rounds(rounds: dict[str, list[list[float]]], facts: dict[str, Any], event_ms: float,
+                       wall_ms: float) -> Timing | Verdict:
+    """The Timing of interleaved rounds, or the failing verdict of a timing that cannot be true."""
+    cand, eager, compiled = rounds["candidate"], rounds["eager"], rounds["compiled"]
+    cand_ms = stats.pooled_median(cand)
+    if stats.hidden_work(event_ms, wall_ms):
+        return invalid("correctness", "The candidate's work was not finished when the timer stopped "
+                                      f"({event_ms:.3f} ms timed, {wall_ms:.3f} ms until the device was idle): it "
+                                      "runs work the timed stream does not wait for",
+                       [Check("timed_completion", False, f"event {event_ms:.3f} ms, device-wide {wall_ms:.3f} ms")])
+    floor = stats.roofline_ms(facts, bool(facts.get("fp32_only")))
+    if stats.impossible(cand_ms, floor):
+        return invalid("correctness", f"The candidate's time {cand_ms:.4f} ms is under the roofline's {floor:.4f} ms "
+                                      "(the bytes it must move over the measured bandwidth, its flops over the "
+                                      "measured peak): impossible, so the timing is not real",
+                       [Check("roofline", False, f"{cand_ms:.4f} ms < {stats.ROOFLINE_MARGIN:g} x {floor:.4f} ms")])
+    vs_eager = stats.speedup(eager, cand)
+    vs_compile = stats.speedup(compiled, cand) if compiled else None
+    timing = Timing(
+        candidate_ms=cand_ms, candidate_iqr_ms=stats.spread(cand),
+        eager_ms=stats.pooled_median(eager), eager_iqr_ms=stats.spread(eager),
+        compile_ms=stats.pooled_median(compiled) if compiled else None,
+        compile_iqr_ms=stats.spread(compiled) if compiled else None,
+        speedup_vs_eager=vs_eager.estimate, speedup_vs_compile=vs_compile.estimate if vs_compile else None,
+        speedup_vs_eager_low=vs_eager.low, speedup_vs_eager_high=vs_eager.high,
+        speedup_vs_compile_low=vs_compile.low if vs_compile else None,
+        speedup_vs_compile_high=vs_compile.high if vs_compile else None,
+        iterations=sum(len(r) for r in cand), input_sets=0, rounds=len(cand),
+        compile_note=str(facts.get("note", "")),
+    )
+    if floor is not None:
+        timing.roofline_fraction = floor / cand_ms
+        timing.roofline_bound = "compute" if facts.get("fp32_only") and facts.get("flops") and \
+            facts["flops"] / (facts["peak_tflops"] * 1e12) > facts["min_bytes"] / (facts["peak_gbps"] * 1e9) \
+            else "memory"
+        timing.min_bytes, timing.flops = facts.get("min_bytes"), facts.get("flops")
+        timing.peak_gbps, timing.peak_tflops = facts.get("peak_gbps"), facts.get("peak_tflops")
+    return timing
+
+
+def _with_timing(verdict: Verdict, timing: Timing | Verdict | None) -> Verdict:
+    """The child's verdict with the pool's timing; a timing that failed makes a valid verdict fail."""
+    if not verdict.ok or timing is None:
+        return verdict
+    if isinstance(timing, Verdict):
+        timing.checks = verdict.checks + timing.checks
+        timing.env, timing.trials, timing.seconds = verdict.env, verdict.trials, verdict.seconds
+        timing.checkpoint_compatible = verdict.checkpoint_compatible
+        return timing
+    verdict.timing = timing
+    verdict.reason += f"; {_interval(timing.speedup_vs_eager, timing.speedup_vs_eager_low, timing.speedup_vs_eager_high)}" \
+                      " vs eager"
+    if timing.speedup_vs_compile is not None:
+        verdict.reason += (f", {_interval(timing.speedup_vs_compile, timing.speedup_vs_compile_low, timing.speedup_vs_compile_high)}"
+                           " vs torch.compile")
+    return verdict
+
+
+def _interval(estimate: float, low: float | None, high: float | None) -> str:
+    return f"{estimate:.2f}x ({low:.2f}-{high:.2f})" if low is not None and high is not None else f"{estimate:.2f}x"
 
 
 class JudgePool:
@@ -337,8 +610,14 @@ class JudgePool:
             workers = len(config.devices) * config.workers_per_device
             config = dataclasses.replace(config, memory_limit_mb=default_memory_limit_mb(workers))
         self.config = config
+        if os.environ.get(SANDBOX_OPT_OUT, "").lower() == "off":
+            print(f"adaexplore: {SANDBOX_OPT_OUT}=off: candidates run WITHOUT the OS sandbox and can read and "
+                  "write your files", file=sys.stderr)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
         self._gpu_locks = {d: GpuLock() for d in config.devices}
+        self._baselines: dict[str, _Baseline] = {}
+        self._baselines_lock = threading.Lock()
+        self._whole_gpu: set[str] = set()       # task keys that need the whole GPU (ran out of memory in a share)
         self._ids = itertools.count(1)
         self._tmp = tempfile.TemporaryDirectory(prefix="adaexplore-pool-")
         self._dir = Path(self._tmp.name)
@@ -349,12 +628,14 @@ class JudgePool:
 
     def submit(self, task: TaskSpec, candidate_source: str, *, trials: int | None = None,
                timing: bool | None = None, tolerance: dict[str, float] | None = None,
-               name: str = "candidate.py") -> concurrent.futures.Future:
-        """Queue one candidate. The static guard runs here, so rejected code never reaches a worker."""
+               rounds: int | None = None, name: str = "candidate.py") -> concurrent.futures.Future:
+        """Queue one candidate. The static guard runs here, so rejected code never reaches a worker.
+        ``rounds``: timing rounds for this candidate (more for a winner's second judging)."""
         if self._closed:
             raise RuntimeError("the judge pool is closed")
         future: concurrent.futures.Future = concurrent.futures.Future()
-        findings = guard.check_source(candidate_source, task.class_name)
+        findings = guard.check_source(candidate_source, task.class_name, task.read_source()) \
+            if self.config.static_guard else []
         if findings:
             checks = [Check("guard", False, str(f)) for f in findings]
             future.set_result(invalid("guard", guard.summarize(findings), checks))
@@ -363,10 +644,16 @@ class JudgePool:
             id=next(self._ids), task=task.to_dict(), candidate_source=candidate_source, device="",
             trials=self.config.trials if trials is None else trials,
             seed=secrets.randbits(62), timing=self.config.timing if timing is None else timing,
-            tolerance=tolerance, candidate_name=name,
+            tolerance=tolerance, candidate_name=name, options={"rounds": rounds or self.config.rounds},
         )
         self._queue.put(_Job(request, future))
         return future
+
+    def _baseline_for(self, device: str) -> _Baseline:
+        with self._baselines_lock:
+            if device not in self._baselines:
+                self._baselines[device] = _Baseline(self, device)
+            return self._baselines[device]
 
     def judge(self, task: TaskSpec, candidate_source: str, **kwargs: Any) -> Verdict:
         """Judge one candidate and wait for its verdict."""
@@ -380,6 +667,8 @@ class JudgePool:
             self._queue.put(None)
         for slot in self._slots:
             slot.join()
+        for baseline in self._baselines.values():
+            baseline.close()
         self._tmp.cleanup()
 
     def __enter__(self) -> "JudgePool":

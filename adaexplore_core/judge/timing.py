@@ -1,13 +1,18 @@
-"""Timing on CUDA: warm-up, L2 flush before every iteration, rotated input sets, median and IQR.
+"""Timing on CUDA: fresh inputs for every timed call, L2 flushed before it, CUDA events around it.
 
-Each iteration is bracketed by CUDA events on the current stream after a device-wide synchronize,
-and the whole run ends with another; candidates may not create streams (the guard), so all their
-work lands between the events.
+The same loop times the candidate (in its sandboxed child) and the baselines (in a process no candidate has
+touched). Every timed call gets inputs no earlier call has seen: the base input sets are perturbed elementwise
+by new random factors, into new tensors, and the global RNG is reseeded, so a cache keyed on identity,
+``data_ptr``, sampled values or RNG state cannot hit. A few timed calls, at random positions, keep their inputs
+and outputs for the caller to check against the reference. ``completion`` times a few calls both with events and
+with the host's clock after a device-wide synchronize: work hidden from the current stream shows as a gap.
 """
 from __future__ import annotations
 
+import random
 import statistics
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
@@ -17,33 +22,27 @@ L2_FLUSH_BYTES = 256 * 1024 * 1024   # several times the L2 of current GPUs (H20
 
 @dataclass(frozen=True)
 class TimingConfig:
-    """How long to measure each model; defaults keep a candidate's timing well under a second."""
+    """How long one measurement takes; a candidate is measured in several of these (rounds)."""
 
-    budget_ms: float = 300.0
-    warmup_ms: float = 25.0
-    min_iterations: int = 20
-    max_iterations: int = 2000
+    budget_ms: float = 80.0
+    warmup_ms: float = 10.0
+    min_iterations: int = 10
+    max_iterations: int = 500
+    checked_calls: int = 2           # timed calls per measurement whose outputs the caller checks
 
 
-@dataclass(frozen=True)
+@dataclass
 class Measurement:
-    median_ms: float
-    iqr_ms: float
-    iterations: int
+    samples: list[float]                                   # ms per timed call
+    checked: list[tuple[list[Any], Any]] = field(default_factory=list)   # (inputs before the call, output)
 
-
-_flush_buffers: dict[torch.device, torch.Tensor] = {}
-
-
-def _flush_l2(device: torch.device) -> None:
-    buf = _flush_buffers.get(device)
-    if buf is None:
-        buf = _flush_buffers[device] = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device=device)
-    buf.zero_()
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.samples)
 
 
 def input_set_count(inputs: list[Any]) -> int:
-    """How many input sets to rotate: three unless one set is large (then they cannot sit in L2 anyway)."""
+    """How many base input sets to rotate: three unless one set is large (then they cannot sit in L2 anyway)."""
     size = sum(x.numel() * x.element_size() for x in inputs if isinstance(x, torch.Tensor))
     if size > 4 << 30:
         return 1
@@ -58,33 +57,92 @@ def quartiles(samples: list[float]) -> tuple[float, float]:
     return q2, q3 - q1
 
 
-def measure(fn: Callable[..., Any], input_sets: list[list[Any]], device: torch.device,
-            config: TimingConfig = TimingConfig()) -> Measurement:
-    """Median and IQR of ``fn(*inputs)`` in ms, rotating over ``input_sets`` with L2 flushed each time."""
+class FreshInputs:
+    """New inputs for every call: a base set's floating tensors times elementwise factors in [0.5, 1.5)."""
+
+    def __init__(self, base_sets: list[list[Any]], seed: int) -> None:
+        self.base_sets = base_sets
+        self.rng = random.Random(seed)
+        self.calls = 0
+
+    def next(self) -> list[Any]:
+        base = self.base_sets[self.calls % len(self.base_sets)]
+        self.calls += 1
+        torch.manual_seed(self.rng.getrandbits(62))
+        fresh = []
+        for x in base:
+            if isinstance(x, torch.Tensor) and x.is_floating_point():
+                fresh.append(x * torch.empty_like(x).uniform_(0.5, 1.5))
+            elif isinstance(x, torch.Tensor):
+                fresh.append(x.clone())
+            else:
+                fresh.append(x)
+        torch.manual_seed(self.rng.getrandbits(62))      # the call itself sees a fresh RNG state
+        return fresh
+
+
+_flush_buffers: dict[torch.device, torch.Tensor] = {}
+
+
+def _flush_l2(device: torch.device) -> None:
+    buf = _flush_buffers.get(device)
+    if buf is None:
+        buf = _flush_buffers[device] = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device=device)
+    buf.zero_()
+
+
+def _clone(inputs: list[Any]) -> list[Any]:
+    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+
+
+def measure(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
+            config: TimingConfig = TimingConfig(), check: bool = False) -> Measurement:
+    """Time ``fn`` on fresh inputs; with ``check``, keep a few calls' inputs and outputs."""
     with torch.no_grad():
-        for inputs in input_sets:            # first calls: compilation, autotuning, allocator warm-up
-            fn(*inputs)
+        fn(*fresh.next())                           # first call: compilation, autotuning, allocator warm-up
         torch.cuda.synchronize(device)
-        estimate = _time_iterations(fn, input_sets, device, 3)
-        per_call = max(statistics.median(estimate), 1e-3)
-        warmup = max(3, int(config.warmup_ms / per_call))
-        _time_iterations(fn, input_sets, device, min(warmup, 200))
-        iterations = int(min(config.max_iterations, max(config.min_iterations, config.budget_ms / per_call)))
-        samples = _time_iterations(fn, input_sets, device, iterations)
-    median, iqr = quartiles(samples)
-    return Measurement(median_ms=median, iqr_ms=iqr, iterations=iterations)
+        per_call = max(statistics.median(_time_calls(fn, fresh, device, 3).samples), 1e-3)
+        _time_calls(fn, fresh, device, min(200, max(2, int(config.warmup_ms / per_call))))
+        count = int(min(config.max_iterations, max(config.min_iterations, config.budget_ms / per_call)))
+        picks = set(random.Random(fresh.rng.getrandbits(62)).sample(range(count), min(count, config.checked_calls))) \
+            if check else set()
+        return _time_calls(fn, fresh, device, count, picks)
 
 
-def _time_iterations(fn: Callable[..., Any], input_sets: list[list[Any]], device: torch.device,
-                     count: int) -> list[float]:
-    pairs = []
+def _time_calls(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device, count: int,
+                checked: set[int] = frozenset()) -> Measurement:
+    pairs, kept = [], []
     for i in range(count):
-        inputs = input_sets[i % len(input_sets)]
+        inputs = fresh.next()
+        before = _clone(inputs) if i in checked else None
         _flush_l2(device)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn(*inputs)
+        out = fn(*inputs)
         end.record()
         pairs.append((start, end))
+        if before is not None:
+            kept.append((before, out))
+        del out, inputs
     torch.cuda.synchronize(device)          # device-wide: every stream has finished
-    return [s.elapsed_time(e) for s, e in pairs]
+    return Measurement(samples=[s.elapsed_time(e) for s, e in pairs], checked=kept)
+
+
+def completion(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
+               count: int = 5) -> tuple[float, float]:
+    """(median event ms, median host ms to device-wide completion) of ``count`` calls."""
+    events, walls = [], []
+    with torch.no_grad():
+        for _ in range(count):
+            inputs = fresh.next()
+            torch.cuda.synchronize(device)
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            began = time.perf_counter()
+            start.record()
+            fn(*inputs)
+            end.record()
+            torch.cuda.synchronize(device)
+            walls.append((time.perf_counter() - began) * 1000)
+            events.append(start.elapsed_time(end))
+    return statistics.median(events), statistics.median(walls)
+

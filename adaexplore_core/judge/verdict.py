@@ -40,7 +40,7 @@ class Check:
 
 @dataclass
 class Timing:
-    """Median milliseconds per forward, with the interquartile range as spread."""
+    """Median milliseconds per forward, with the interquartile range as spread, and speedups with intervals."""
 
     candidate_ms: float
     candidate_iqr_ms: float
@@ -59,6 +59,16 @@ class Timing:
     flops: int | None = None
     peak_gbps: float | None = None
     peak_tflops: float | None = None
+    speedup_vs_eager_low: float | None = None    # 95 % interval of the speedups (stats.speedup)
+    speedup_vs_eager_high: float | None = None
+    speedup_vs_compile_low: float | None = None
+    speedup_vs_compile_high: float | None = None
+    rounds: int = 0                              # timing rounds interleaved with the baselines
+
+    def faster_than_eager(self) -> bool:
+        """Faster only when the whole interval says so."""
+        low = self.speedup_vs_eager_low
+        return (low if low is not None else self.speedup_vs_eager) > 1.0
 
 
 @dataclass

@@ -103,7 +103,7 @@ def test_valid_example_json_is_exactly_one_object(worker_runs):
     assert data["timing"] is None
     assert "not measured (no GPU)" in data["timing_note"]
     assert data["checkpoint_compatible"] is True
-    assert data["trials"] == 5
+    assert data["trials"] >= 5 + 7           # 5 on fresh inputs, 7 repeated calls, then the out-of-range ones
     assert all(c["passed"] for c in data["checks"]) and {c["name"] for c in data["checks"]} >= {
         "load", "weights", "correctness", "triton_launched"}
     assert data["env"]["device"] == "cpu" and data["env"]["triton_interpreter"] is True

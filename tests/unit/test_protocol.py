@@ -127,7 +127,8 @@ def read_environ(pid: int) -> dict[str, str]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/PID/environ")
 def test_worker_process_never_sees_secrets(tmp_path, monkeypatch):
-    """A real CPU pool judges a candidate; the worker's own environment (from /proc) has no credentials."""
+    """A real CPU pool judges a candidate; the environment of the process its candidate processes are forked from
+    (from /proc) has no credentials."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
     monkeypatch.setenv("HF_TOKEN", "hf-must-not-leak")
     monkeypatch.setenv("ADAEXPLORE_TEST_MARKER", "visible")
@@ -137,9 +138,9 @@ def test_worker_process_never_sees_secrets(tmp_path, monkeypatch):
     with JudgePool(config) as pool:
         verdict = pool.judge(TaskSpec.parse(str(ref)), CANDIDATE, name="double.py")
         assert verdict.ok, verdict.to_json()
-        worker = pool._slots[0].worker              # kept warm between candidates
-        assert worker is not None and worker.proc.poll() is None
-        environ = {k.decode(): v.decode() for k, v in read_environ(worker.proc.pid).items()}
+        zygote = pool._slots[0].zygote              # kept warm; every candidate's process is forked from it
+        assert zygote is not None and zygote.proc.poll() is None
+        environ = {k.decode(): v.decode() for k, v in read_environ(zygote.proc.pid).items()}
     assert environ.get("ADAEXPLORE_TEST_MARKER") == "visible"   # the right process, ordinary variables pass
     assert environ.get("TRITON_INTERPRET") == "1"
     assert "OPENAI_API_KEY" not in environ

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=state reason~"must keep them under the same names"
+# expect: verdict=invalid stage=load check=weights reason~"state_dict must have the reference's names"
 """Own parameters and no running statistics at all: the output matches, the state is gone."""
 import torch
 import torch.nn as nn

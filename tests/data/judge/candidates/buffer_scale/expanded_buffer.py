@@ -1,7 +1,7 @@
-# expect: verdict=valid stage=ok reason~"Validated"
+# expect: verdict=invalid stage=load check=weights reason~"state_dict must have the reference's names"
 """A non-persistent buffer under the reference buffer's name that is a broadcast view (stride 0, not writable
-in place): the judge cannot copy the reference's values into it and must still judge the candidate, which
-computes with its own scale tensor (same values: valid)."""
+in place), computing with a scale tensor of its own (same values): the user's checkpoints would not load into
+it, and it would ignore a trained scale, so the judge rejects it before any trial."""
 import torch
 import torch.nn as nn
 import triton

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=values reason~"differs from the reference on fresh inputs"
+# expect: verdict=invalid stage=correctness check=values reason~"differs from the reference in the trial"
 """Hack: replay the first answer, but keep launching the kernel (into a scratch buffer) to look busy."""
 import torch
 import torch.nn as nn

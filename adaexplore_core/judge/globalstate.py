@@ -1,0 +1,78 @@
+"""torch's process-wide state, read before candidate code runs and compared after it.
+
+A candidate must not change what the reference computes or how it is timed: the default dtype and device,
+grad and inference mode, autocast, precision and determinism flags, active function or dispatch modes, global
+module hooks, and the functions of torch, ``torch.nn.functional``, ``torch.Tensor``, ``torch.cuda`` and of the
+judge's own modules (a replaced function counts). Each candidate runs in a fresh process, so a change cannot
+reach another candidate; this check makes it an invalid verdict instead of a silently different reference.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import torch
+
+NAMESPACES = ("torch", "torch.nn.functional", "torch.cuda", "torch.linalg", "torch.fft", "triton",
+              "triton.language", "adaexplore_core.judge.timing", "adaexplore_core.judge.correctness",
+              "adaexplore_core.judge.worker", "adaexplore_core.judge.trials", "adaexplore_core.judge.protocol",
+              "adaexplore_core.task")
+
+
+def _flags() -> dict[str, Any]:
+    from torch.nn.modules import module
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    return {
+        "default dtype": torch.get_default_dtype(),
+        "default device": str(torch.get_default_device()),
+        "grad mode": torch.is_grad_enabled(),
+        "inference mode": torch.is_inference_mode_enabled(),
+        "autocast": (torch.is_autocast_enabled("cpu"), torch.is_autocast_enabled("cuda")),
+        "deterministic algorithms": torch.are_deterministic_algorithms_enabled(),
+        "matmul precision": torch.get_float32_matmul_precision(),
+        "cuda matmul tf32": torch.backends.cuda.matmul.allow_tf32,
+        "cudnn tf32": torch.backends.cudnn.allow_tf32,
+        "cudnn": (torch.backends.cudnn.enabled, torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic),
+        "reduced precision reductions": (torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
+                                         torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction),
+        "function modes": len(_get_current_function_mode_stack()),
+        "dispatch modes": len(_get_current_dispatch_mode_stack()),
+        "global module hooks": tuple(name for name, table in vars(module).items()
+                                     if name.startswith("_global_") and isinstance(table, dict) and table),
+        "threads": torch.get_num_threads(),
+    }
+
+
+def _functions() -> dict[str, int]:
+    ids: dict[str, int] = {}
+    for name in NAMESPACES:
+        namespace = sys.modules.get(name)
+        if namespace is None:
+            continue
+        for attr, value in list(vars(namespace).items()):
+            if callable(value):
+                ids[f"{name}.{attr}"] = id(value)
+    for attr, value in list(vars(torch.Tensor).items()):
+        ids[f"torch.Tensor.{attr}"] = id(value)
+    return ids
+
+
+class GlobalState:
+    """A snapshot of torch's global state; ``changes()`` names what differs now."""
+
+    def __init__(self) -> None:
+        self.flags = _flags()
+        self.functions = _functions()
+
+    def changes(self) -> list[str]:
+        now_flags, now_functions = _flags(), _functions()
+        changed = [f"{k} ({self.flags[k]!r} -> {v!r})" for k, v in now_flags.items() if self.flags.get(k) != v]
+        replaced = sorted(k for k, v in self.functions.items() if now_functions.get(k, v) != v)
+        added = sorted(set(now_functions) - set(self.functions))
+        if replaced:
+            changed.append("replaced " + ", ".join(replaced[:3]) + (" ..." if len(replaced) > 3 else ""))
+        if added:
+            changed.append("added " + ", ".join(added[:3]) + (" ..." if len(added) > 3 else ""))
+        return changed

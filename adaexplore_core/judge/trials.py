@@ -1,0 +1,134 @@
+"""The trials beyond ``get_inputs``: other weights, inputs far from its range, random masks, repeated calls.
+
+Each function returns new inputs (or changes a module's state in place) from a seeded generator, so a trial
+is reproducible from the request's seed. A kernel that is right only at a module's initial weights, only over
+``get_inputs``' range, only for the mask ``get_inputs`` makes, or only on the first calls, fails one of these.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+SCALE = 50.0
+
+
+def _generator(seed: int) -> torch.Generator:
+    g = torch.Generator()
+    g.manual_seed(seed)
+    return g
+
+
+def _uniform_like(x: torch.Tensor, low: float, high: float, g: torch.Generator) -> torch.Tensor:
+    return (torch.rand(x.shape, generator=g, dtype=torch.float64) * (high - low) + low).to(x.device, x.dtype)
+
+
+def randomize_state(module: torch.nn.Module, seed: int) -> int:
+    """Give every floating parameter and buffer new random values; returns how many tensors changed.
+
+    Each value is scaled by a factor in [0.5, 1.5) and shifted by noise of the tensor's own spread (or 0.5 for
+    constant tensors such as a LayerNorm's ones and zeros); tensors that are never negative (variances) stay
+    non-negative."""
+    g = _generator(seed)
+    changed = 0
+    with torch.no_grad():
+        for tensor in list(module.parameters()) + list(module.buffers()):
+            if not tensor.is_floating_point() or tensor.numel() == 0:
+                continue
+            spread = float(tensor.detach().double().std()) if tensor.numel() > 1 else 0.0
+            spread = spread if spread > 0 else 0.5
+            value = tensor * _uniform_like(tensor, 0.5, 1.5, g) + _uniform_like(tensor, -spread, spread, g)
+            if bool((tensor >= 0).all()):
+                value = value.abs()
+            tensor.copy_(value)
+            changed += 1
+    return changed
+
+
+def _map_floats(inputs: list[Any], fn: Any) -> list[Any]:
+    return [fn(x) if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+
+
+def has_floats(inputs: list[Any]) -> bool:
+    return any(isinstance(x, torch.Tensor) and x.is_floating_point() for x in inputs)
+
+
+def has_masks(inputs: list[Any]) -> bool:
+    return any(isinstance(x, torch.Tensor) and x.dtype == torch.bool for x in inputs)
+
+
+def scaled(inputs: list[Any]) -> list[Any]:
+    """Floating inputs times 50."""
+    return _map_floats(inputs, lambda x: x * SCALE)
+
+
+def shift_of(inputs: list[Any]) -> float:
+    """How far ``shifted`` moves the inputs: 4 + 4 * the largest magnitude of any floating input."""
+    largest = max((float(x.detach().abs().max()) for x in inputs
+                   if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel()), default=0.0)
+    return 4.0 + 4.0 * largest
+
+
+def shifted(inputs: list[Any]) -> list[Any]:
+    """Floating inputs moved below zero by ``shift_of(inputs)``."""
+    shift = shift_of(inputs)
+    return _map_floats(inputs, lambda x: x - shift)
+
+
+def random_masks(inputs: list[Any], seed: int) -> list[Any]:
+    """Boolean inputs replaced by random ones (each element true with probability one half)."""
+    g = _generator(seed)
+    return [(torch.rand(x.shape, generator=g) < 0.5).to(x.device) if isinstance(x, torch.Tensor)
+            and x.dtype == torch.bool else x for x in inputs]
+
+
+def permuted_masks(inputs: list[Any], seed: int) -> list[Any]:
+    """Boolean inputs with the elements of each row (last dim) shuffled: every row keeps its count of true
+    elements (a causal mask's counts, say) while the positions change."""
+    g = _generator(seed)
+    out = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor) and x.dtype == torch.bool and x.dim() >= 1 and x.shape[-1] > 1:
+            rows = x.reshape(-1, x.shape[-1])
+            order = torch.argsort(torch.rand(rows.shape, generator=g), dim=1).to(x.device)
+            out.append(torch.gather(rows, 1, order).reshape(x.shape))
+        else:
+            out.append(x)
+    return out
+
+
+def copy_state(source: torch.nn.Module, target: torch.nn.Module) -> None:
+    """Write ``source``'s parameters and buffers into ``target``'s tensors of the same names, in place (no
+    load_state_dict call a module could count)."""
+    values = source.state_dict()
+    with torch.no_grad():
+        for name, tensor in target.state_dict(keep_vars=True).items():
+            if name in values and tensor.shape == values[name].shape:
+                tensor.data.copy_(values[name])
+
+
+def refill(inputs: list[Any], new_values: list[Any]) -> None:
+    """Copy ``new_values`` into ``inputs`` in place (same tensor objects, same memory)."""
+    with torch.no_grad():
+        for x, v in zip(inputs, new_values):
+            if isinstance(x, torch.Tensor):
+                x.copy_(v)
+
+
+def few_elements_changed(inputs: list[Any], seed: int) -> list[Any]:
+    """New tensors equal to ``inputs`` except a few random elements (one in 64, at least one) of each floating
+    input, each replaced by -3 times itself plus noise: a cache keyed on a few sampled values still hits, while
+    the outputs at those places change."""
+    g = _generator(seed)
+    out = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel():
+            y = x.clone(memory_format=torch.contiguous_format)
+            flat = y.view(-1)
+            picks = torch.randperm(x.numel(), generator=g)[:max(1, x.numel() // 64)].to(x.device)
+            noise = torch.randn(len(picks), generator=g, dtype=torch.float64).to(x.device, x.dtype)
+            flat[picks] = flat[picks] * -3.0 + noise
+            out.append(y)
+        else:
+            out.append(x.clone() if isinstance(x, torch.Tensor) else x)
+    return out

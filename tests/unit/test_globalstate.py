@@ -1,0 +1,59 @@
+"""torch's global state as the judge snapshots it: changes are named, lazy patches by torch itself are not."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import torch
+
+from adaexplore_core.judge.globalstate import GlobalState
+
+
+def test_no_change_no_finding():
+    assert GlobalState().changes() == []
+
+
+def test_default_dtype_and_replaced_function_are_named():
+    state = GlobalState()
+    original = torch.relu
+    torch.set_default_dtype(torch.float64)
+    torch.relu = lambda x: x
+    try:
+        changes = state.changes()
+    finally:
+        torch.set_default_dtype(torch.float32)
+        torch.relu = original
+    assert any(c.startswith("default dtype") for c in changes)
+    assert any(c.startswith("replaced") and "torch.relu" in c for c in changes)
+    assert state.changes() == []
+
+
+def test_an_active_function_mode_is_seen():
+    from torch.overrides import TorchFunctionMode
+
+    class Passthrough(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    state = GlobalState()
+    with Passthrough():
+        assert any(c.startswith("function modes") for c in state.changes())
+
+
+def test_judge_processes_import_torchs_self_patching_modules_first():
+    """torch._dynamo replaces torch.manual_seed when it is first imported: the judge's processes import it
+    before they take a snapshot, so a lazy import later is not taken for a candidate's patch."""
+    script = textwrap.dedent("""
+        from adaexplore_core.judge.worker import prepare_process
+        from adaexplore_core.judge.globalstate import GlobalState
+        import os
+        os.environ["TRITON_INTERPRET"] = "1"
+        prepare_process()
+        state = GlobalState()
+        import torch._dynamo, torch._inductor  # what a later lazy import would bring
+        print(state.changes())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -1,0 +1,91 @@
+"""The trials beyond get_inputs: other weights, x50 and shifted inputs, random masks, repeated calls."""
+from __future__ import annotations
+
+import torch
+
+from adaexplore_core.judge import trials
+from adaexplore_core.judge.correctness import compare_outputs
+
+
+def test_randomize_state_changes_constant_weights_and_keeps_variances_positive():
+    norm = torch.nn.LayerNorm(16)
+    bn = torch.nn.BatchNorm1d(8)
+    model = torch.nn.Sequential(norm, bn)
+    assert trials.randomize_state(model, seed=1) == 6      # 2 + 2 parameters, running mean and var
+    assert not torch.equal(norm.weight, torch.ones(16)) and not torch.equal(norm.bias, torch.zeros(16))
+    assert bool((bn.running_var >= 0).all()) and not torch.equal(bn.running_var, torch.ones(8))
+    assert int(bn.num_batches_tracked) == 0                  # integer buffers are left alone
+
+
+def test_randomize_state_is_seeded():
+    a, b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)
+    b.load_state_dict(a.state_dict())
+    trials.randomize_state(a, seed=7)
+    trials.randomize_state(b, seed=7)
+    assert torch.equal(a.weight, b.weight)
+
+
+def test_scaled_and_shifted_touch_only_floats():
+    x, idx = torch.randn(3, 4), torch.tensor([1, 2])
+    big = trials.scaled([x, idx, 2.0])
+    assert torch.equal(big[0], x * 50) and big[1] is idx and big[2] == 2.0
+    low = trials.shifted([x])[0]
+    assert bool((low < 0).all()) and torch.allclose(low - low.mean(), x - x.mean(), atol=1e-5)
+
+
+def test_random_masks():
+    causal = torch.ones(8, 8, dtype=torch.bool).tril()
+    (mask,) = trials.random_masks([causal], seed=3)
+    assert mask.dtype == torch.bool and mask.shape == causal.shape and not torch.equal(mask, causal)
+    assert trials.has_masks([causal]) and not trials.has_masks([torch.randn(2)])
+
+
+def test_refill_keeps_the_objects():
+    x = torch.zeros(5)
+    pointer = x.data_ptr()
+    trials.refill([x], [torch.arange(5.0)])
+    assert x.data_ptr() == pointer and torch.equal(x, torch.arange(5.0))
+
+
+def test_few_elements_changed():
+    x = torch.randn(64, 8)
+    (y,) = trials.few_elements_changed([x], seed=2)
+    assert y.data_ptr() != x.data_ptr() and int((y != x).sum()) == 8       # one in 64
+    (z,) = trials.few_elements_changed([torch.randn(5).t()], seed=2)
+    assert z.numel() == 5
+
+
+def test_permuted_masks_keep_row_counts():
+    causal = torch.ones(16, 16, dtype=torch.bool).tril()
+    (mask,) = trials.permuted_masks([causal], seed=4)
+    assert torch.equal(mask.sum(dim=1), causal.sum(dim=1)) and not torch.equal(mask, causal)
+
+
+def test_copy_state_writes_in_place():
+    a, b = torch.nn.Linear(3, 3), torch.nn.Linear(3, 3)
+    weight = b.weight
+    trials.copy_state(a, b)
+    assert b.weight is weight and torch.equal(b.weight, a.weight)
+
+
+def test_fair_numerics_accepts_a_candidate_as_close_to_float64_as_the_reference():
+    # KernelBench level 1 problem 4: a matrix-vector product with K = 1M, where the fp32 reference is itself
+    # ~3e-4 (relative) away from the float64 result. A candidate as far on the other side fails atol/rtol
+    # against the reference, and is as good.
+    exact = torch.linspace(1.0, 2.0, 64, dtype=torch.float64)
+    ref = (exact * (1 + 3e-4)).float()
+    cand = (exact * (1 - 3e-4)).float()
+    worse = (exact * (1 - 1e-2)).float()
+    assert compare_outputs([ref], [cand]) is not None                      # the plain rule rejects it
+    assert compare_outputs([ref], [cand], exact=[exact]) is None            # the fair rule accepts it
+    check = compare_outputs([ref], [worse], exact=[exact])
+    assert check is not None and "float64" in check.detail
+
+
+def test_plain_tensor_required():
+    class Lazy(torch.Tensor):
+        pass
+
+    ref = torch.ones(3)
+    check = compare_outputs([ref], [ref.clone().as_subclass(Lazy)])
+    assert check is not None and check.name == "plain_tensor" and "plain torch.Tensor" in check.detail
