@@ -177,6 +177,8 @@ class JobManager:
             elif kind == "best_improved":
                 job.best_valid = True
                 job.best_speedup = event["speedup_vs_eager"]
+            elif kind == "best_retimed" and event["valid"]:
+                job.best_speedup = event["speedup_vs_eager"]     # the winner's second, fresh timing
             elif kind == "error" and event["fatal"]:
                 fatal = event["message"]
             await self._notify(job, event)

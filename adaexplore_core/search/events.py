@@ -26,6 +26,8 @@ SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
     "best_improved": {"step": (int,), "node": (int,), "speedup_vs_eager": OPTIONAL_NUMBER,
                       "speedup_vs_compile": OPTIONAL_NUMBER, "timed": (bool,), "description": (str,),
                       "gpu": OPTIONAL_STR},
+    "best_retimed": {"node": (int,), "valid": (bool,), "speedup_vs_eager": OPTIONAL_NUMBER,
+                     "speedup_vs_compile": OPTIONAL_NUMBER, "first_speedup_vs_eager": OPTIONAL_NUMBER},
     "rule_learned": {"rule": (str,), "score": NUMBER},
     "llm_usage": {"requests": (int,), "prompt_tokens": (int,), "completion_tokens": (int,), "retries": (int,),
                   "seconds": NUMBER, "cost_usd": OPTIONAL_NUMBER},

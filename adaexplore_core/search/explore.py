@@ -148,6 +148,11 @@ class Search:
             interrupted = True
             for _, future in self.in_flight:
                 future.cancel()
+        if not interrupted:
+            try:
+                self._retime_best()
+            except KeyboardInterrupt:
+                interrupted = True
         self.save()
         result = SearchResult(tree=self.tree, steps=len(self.tree.judged()), interrupted=interrupted,
                               stopped_reason=stopped, proposer_unavailable=unavailable, best=self.tree.best())
@@ -161,6 +166,24 @@ class Search:
                          timed=bool(b and speedup_of(b.verdict) is not None), interrupted=interrupted,
                          out=str(self.out))
         return result
+
+    def _retime_best(self) -> None:
+        """Judge the timed winner again, afresh, with more timing rounds interleaved with both baselines; its
+        new verdict is the one written to best.py, the report and the editor. A winner that fails the second
+        judging, or is no longer the best with its new timing, gives way to the next best, which is judged
+        again too (RETIME_TRIES judgings at most)."""
+        for _ in range(RETIME_TRIES):
+            best = self.tree.best()
+            if best is None or speedup_of(best.verdict) is None or (best.verdict or {}).get("retimed"):
+                return
+            first = best.verdict
+            verdict = self.pool.submit(self.task, best.source, rounds=RETIME_ROUNDS).result().to_dict()
+            verdict["retimed"] = True
+            verdict["first_timing"] = (first or {}).get("timing")
+            best.verdict = verdict
+            self.events.emit("best_retimed", node=best.id, valid=verdict.get("verdict") == "valid",
+                             speedup_vs_eager=speedup_of(verdict), speedup_vs_compile=speedup_of(verdict, "compile"),
+                             first_speedup_vs_eager=((first or {}).get("timing") or {}).get("speedup_vs_eager"))
 
     def _propose_one(self) -> None:
         """Select, propose (retrying repeats with new seeds), then submit or reuse a duplicate's verdict."""
@@ -236,6 +259,10 @@ class Search:
         return best
 
 
+RETIME_ROUNDS = 8     # timing rounds for the winner's second, fresh judging
+RETIME_TRIES = 3
+
+
 def reference_name(task: TaskSpec) -> str:
     return f"{task.path}::{task.class_name}"
 
@@ -273,6 +300,7 @@ def write_outputs(search: Search, result: SearchResult) -> dict[str, Any]:
     if best is not None:
         v = best.verdict or {}
         report["best"] = {**_verdict_summary(best), "timed": speedup_of(v) is not None, "timing": v.get("timing"),
+                          "retimed": bool(v.get("retimed")), "first_timing": v.get("first_timing"),
                           "checks": v.get("checks"), "checkpoint_compatible": v.get("checkpoint_compatible"),
                           "env": v.get("env"), "file": str(best_path)}
         _write_atomic(best_path, best.source)
@@ -290,11 +318,23 @@ def headline(best: dict[str, Any] | None, separator: str = ", ") -> str:
         return "no valid candidate"
     if not best.get("timed"):
         return "validated (interpreter), not timed"
-    parts = [f"{best['speedup_vs_eager']:.2f}x vs eager"]
+    timing = best.get("timing") or {}
+    parts = [_speedup_text(best["speedup_vs_eager"], timing.get("speedup_vs_eager_low"),
+                           timing.get("speedup_vs_eager_high"), "eager")]
     if best.get("speedup_vs_compile"):
-        parts.append(f"{best['speedup_vs_compile']:.2f}x vs torch.compile")
+        parts.append(_speedup_text(best["speedup_vs_compile"], timing.get("speedup_vs_compile_low"),
+                                   timing.get("speedup_vs_compile_high"), "torch.compile"))
     gpu = (best.get("env") or {}).get("gpu")
     return separator.join(parts + [f"validated on {gpu}" if gpu else "validated"])
+
+
+def _speedup_text(estimate: float, low: float | None, high: float | None, baseline: str) -> str:
+    """'2.41x (2.30-2.52) vs eager'; 'no faster than eager (0.95-1.04x)' when the interval reaches 1."""
+    if low is None or high is None:
+        return f"{estimate:.2f}x vs {baseline}"
+    if low <= 1.0 <= high:
+        return f"no faster than {baseline} ({low:.2f}-{high:.2f}x)"
+    return f"{estimate:.2f}x ({low:.2f}-{high:.2f}) vs {baseline}"
 
 
 def summary_markdown(report: dict[str, Any]) -> str:

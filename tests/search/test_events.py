@@ -20,6 +20,8 @@ EXAMPLES: dict[str, dict] = {
                          "stage": "ok", "reason": "Validated", "description": "1 Triton kernel(s)",
                          "reward": 0.51, "speedup_vs_eager": 1.4, "speedup_vs_compile": None,
                          "duplicate": False, "seconds": 2.5},
+    "best_retimed": {"node": 3, "valid": True, "speedup_vs_eager": 1.2, "speedup_vs_compile": None,
+                     "first_speedup_vs_eager": 1.4},
     "best_improved": {"step": 3, "node": 3, "speedup_vs_eager": None, "speedup_vs_compile": None,
                       "timed": False, "description": "1 Triton kernel(s)", "gpu": None},
     "rule_learned": {"rule": "keep BLOCK_SIZE a power of two", "score": 1},

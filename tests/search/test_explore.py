@@ -436,3 +436,58 @@ def test_headline():
     timed = {"timed": True, "speedup_vs_eager": 2.414, "speedup_vs_compile": 1.3, "env": {"gpu": "NVIDIA H200"}}
     assert headline(timed) == "2.41x vs eager, 1.30x vs torch.compile, validated on NVIDIA H200"
     assert headline({**timed, "speedup_vs_compile": None, "env": {}}) == "2.41x vs eager, validated"
+
+
+class TimedPool:
+    """A pool of made-up timed verdicts: the n-th candidate's first judging gives ``first[n]``; judging again
+    with more rounds (the winner's re-timing) gives ``again[source]`` (a speedup, or None for invalid)."""
+
+    def __init__(self, first: list[float], again: dict[int, float | None]) -> None:
+        self.first, self.again = first, again
+        self.order: dict[str, int] = {}
+        self.rounds: list[int | None] = []
+
+    def submit(self, task: TaskSpec, source: str, rounds: int | None = None, **_: Any) -> concurrent.futures.Future:
+        from adaexplore_core.judge.verdict import Timing, Verdict
+        n = self.order.setdefault(source, len(self.order))
+        self.rounds.append(rounds)
+        speedup = self.first[n % len(self.first)] if rounds is None else self.again.get(n)
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        if speedup is None:
+            future.set_result(Verdict(verdict="invalid", reason="Output differs", stage="correctness"))
+            return future
+        width = 0.03 if rounds is None else 0.08
+        timing = Timing(candidate_ms=1.0 / speedup, candidate_iqr_ms=0.01, eager_ms=1.0, eager_iqr_ms=0.01,
+                        compile_ms=None, compile_iqr_ms=None, speedup_vs_eager=speedup, speedup_vs_compile=None,
+                        iterations=100, input_sets=0, speedup_vs_eager_low=speedup - width,
+                        speedup_vs_eager_high=speedup + width, rounds=rounds or 4)
+        future.set_result(Verdict(verdict="valid", reason="Validated", stage="ok", timing=timing,
+                                  env={"gpu": "Test GPU"}))
+        return future
+
+
+def test_the_winner_is_timed_again_and_that_timing_is_the_one_reported(task, tmp_path):
+    # Candidate 1 looked 1.4x faster (a lucky draw); judged again it is 0.97x. Candidate 2 (1.1x) is then the
+    # best, and judged again it is 1.02x (0.94-1.10): not faster than eager, and said so.
+    pool = TimedPool(first=[1.0, 1.4, 1.1], again={1: 0.97, 2: 1.02})
+    run = run_search(task, pool, tmp_path / "out", 3, parallel=1)
+    report = json.loads((run.out / REPORT_FILE).read_text())
+    assert pool.rounds.count(None) == 3 and len(pool.rounds) == 5           # two re-timings, with more rounds
+    best = report["best"]
+    assert best["node"] == run.search.tree.candidates()[2].id
+    assert best["retimed"] is True and best["first_timing"]["speedup_vs_eager"] == pytest.approx(1.1)
+    assert best["speedup_vs_eager"] == pytest.approx(1.02)
+    assert headline(best).startswith("no faster than eager (0.94-1.10x)")
+    retimed = [e for e in run.events if e["event"] == "best_retimed"]
+    assert [e["first_speedup_vs_eager"] for e in retimed] == pytest.approx([1.4, 1.1])
+
+
+def test_a_winner_that_fails_its_second_judging_loses_its_place(task, tmp_path):
+    pool = TimedPool(first=[1.0, 1.4, 1.2], again={1: None, 2: 1.15})
+    run = run_search(task, pool, tmp_path / "out", 3, parallel=1)
+    report = json.loads((run.out / REPORT_FILE).read_text())
+    assert report["best"]["node"] == run.search.tree.candidates()[2].id
+    assert run.search.tree.candidates()[1].verdict["verdict"] == "invalid"        # the lucky one failed again
+    assert report["best"]["retimed"] is True and report["best"]["speedup_vs_eager"] == pytest.approx(1.15)
+    assert headline(report["best"]).startswith("1.15x (1.07-1.23) vs eager")
+    assert (run.out / BEST_FILE).read_text() == run.search.tree.nodes[report["best"]["node"]].source
