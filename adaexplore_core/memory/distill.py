@@ -10,18 +10,20 @@ from typing import Any, Callable
 
 from .rules import RuleMemory, ops_of
 
-LEARNABLE_STAGES = {"compile", "runtime", "load"}
+LEARNABLE_STAGES = {"compile", "runtime", "load", "guard"}
 MAX_RULE_CHARS = 300
 
 
 def signature(verdict: dict[str, Any]) -> str | None:
-    """A failure's kind and message with the specifics removed (numbers, paths, names in quotes), or None
-    for failures that teach no Triton rule (valid, wrong numbers, timeouts, the judge's own errors)."""
+    """A failure's kind and message with the specifics removed (numbers, paths, names in quotes — except for
+    the guard, whose refused name is the lesson), or None for failures that teach no Triton rule (valid, wrong
+    numbers, timeouts, the judge's own errors)."""
     if not verdict or verdict.get("verdict") == "valid" or verdict.get("stage") not in LEARNABLE_STAGES:
         return None
     reason = verdict.get("reason", "")
     text = re.sub(r"(/[^\s:'\"]+)+", "<path>", reason)
-    text = re.sub(r"'[^']*'|\"[^\"]*\"", "<name>", text)
+    if verdict.get("stage") != "guard":
+        text = re.sub(r"'[^']*'|\"[^\"]*\"", "<name>", text)
     text = re.sub(r"\b0x[0-9a-f]+\b|\b\d+(\.\d+)?\b", "<n>", text)
     return f"{verdict.get('stage')}: {' '.join(text.split())[:300]}"
 

@@ -204,3 +204,13 @@ def test_the_llm_duplicate_check_runs_outside_the_write_lock(tmp_path):
     m.add("You cannot write float64 data through a float32 pointer unless you cast first.")
     assert seen and any("recursion" in r.text for r in m.rules())
     m.close(), other.close()
+
+
+def test_guard_signatures_keep_the_refused_name():
+    """For the guard the refused name is the lesson: two refusals of one name share a signature, two names do
+    not."""
+    def guard(line: int, name: str) -> dict:
+        return {"verdict": "invalid", "stage": "guard",
+                "reason": f"Rejected before running: line {line}: calling '{name}' is not allowed"}
+    assert signature(guard(3, "triton.language.stor")) == signature(guard(40, "triton.language.stor"))
+    assert signature(guard(3, "triton.language.stor")) != signature(guard(3, "torch.compile"))
