@@ -1,0 +1,197 @@
+"""Is the judge's timing true? Figures for the certificate, on a GPU (one run, results written as they come).
+
+    python benchmarks/judge_integrity_gpu.py --kernelbench DIR --out results.json [--problems 20]
+
+1. agreement: the built-in proposer's first candidate for N KernelBench problems (levels 2 then 1), judged
+   with the winner's re-timing rounds; each valid one timed again with ``triton.testing.do_bench`` in a separate
+   process (fixed inputs, its own L2 flush). Goal: within 5 %.
+2. spread: one sub-millisecond candidate judged 5 times. Goal: candidate time spread (max - min) / median <= 3 %.
+3. throughput: passthrough candidates of two level-2 problems on a warm pool. Goal: >= 20 per minute per GPU.
+4. sandbox: escape candidates judged with the static guard off on the GPU; none may create its marker file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from adaexplore_core.judge.pool import JudgeConfig, JudgePool  # noqa: E402
+from adaexplore_core.proposers.base import ProposalError, ProposalRequest  # noqa: E402
+from adaexplore_core.proposers.builtin.proposer import BuiltinProposer  # noqa: E402
+from adaexplore_core.search.explore import RETIME_ROUNDS  # noqa: E402
+from adaexplore_core.task import TaskSpec  # noqa: E402
+from passthrough import passthrough_candidate  # noqa: E402
+
+DO_BENCH = r'''
+import json, sys, importlib.util, torch, triton.testing
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+ref = load(sys.argv[1], "reference_module")
+cand = load(sys.argv[2], "candidate_module")
+torch.manual_seed(0)
+model = cand.ModelNew(*ref.get_init_inputs()).cuda()
+with torch.device("cuda"):
+    inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in ref.get_inputs()]
+with torch.no_grad():
+    ms = [triton.testing.do_bench(lambda: model(*inputs), warmup=25, rep=200, return_mode="median")
+          for _ in range(3)]
+print(json.dumps({"ms": sorted(ms)[1], "all": ms}))
+'''
+
+
+def number(path: Path) -> int:
+    return int(path.name.split("_")[0])
+
+
+def do_bench(ref: Path, source: str, scratch: Path) -> dict:
+    scratch.mkdir(parents=True, exist_ok=True)
+    cand = scratch / f"cand_{ref.stem}.py"
+    cand.write_text(source)
+    script = scratch / "do_bench_one.py"
+    script.write_text(DO_BENCH)
+    done = subprocess.run([sys.executable, str(script), str(ref), str(cand)], capture_output=True, text=True,
+                          timeout=300)
+    if done.returncode != 0:
+        return {"error": done.stderr[-500:]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def agreement(pool: JudgePool, kb: Path, count: int, scratch: Path, results: dict, save, deadline: float) -> None:
+    proposer = BuiltinProposer()
+    rows = results["agreement"] = []
+    for level in ("level2", "level1"):
+        for path in sorted((kb / level).glob("*.py"), key=number):
+            if sum(1 for r in rows if r.get("judge_ms")) >= count or time.monotonic() > deadline:
+                return
+            spec = TaskSpec.parse(str(path))
+            try:
+                proposal = proposer.initial(ProposalRequest(task=spec), 1)[0]
+            except (ProposalError, IndexError):
+                continue
+            verdict = pool.judge(spec, proposal.source, rounds=RETIME_ROUNDS)
+            row = {"problem": f"{level}/{path.name}", "verdict": verdict.verdict, "reason": verdict.reason[:300]}
+            if verdict.ok and verdict.timing:
+                t = verdict.timing
+                row.update(judge_ms=t.candidate_ms, eager_ms=t.eager_ms, compile_ms=t.compile_ms,
+                           speedup=t.speedup_vs_eager, low=t.speedup_vs_eager_low, high=t.speedup_vs_eager_high)
+                bench = do_bench(path, proposal.source, scratch)
+                row["do_bench"] = bench
+                if "ms" in bench:
+                    row["difference_pct"] = 100 * (t.candidate_ms - bench["ms"]) / bench["ms"]
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            save()
+
+
+def spread(pool: JudgePool, kb: Path, results: dict, save) -> None:
+    spec = TaskSpec.parse(str(kb / "level1" / "19_ReLU.py"))
+    source = (HERE / "candidates" / "kb_l1_19_relu.py").read_text()
+    runs = []
+    for _ in range(5):
+        v = pool.judge(spec, source)
+        t = v.timing
+        runs.append({"verdict": v.verdict, "candidate_ms": t.candidate_ms if t else None,
+                     "speedup": t.speedup_vs_eager if t else None,
+                     "interval": [t.speedup_vs_eager_low, t.speedup_vs_eager_high] if t else None})
+        print(json.dumps(runs[-1]), flush=True)
+    times = [r["candidate_ms"] for r in runs if r["candidate_ms"]]
+    results["spread"] = {"problem": "level1/19_ReLU.py (hand-written)", "runs": runs,
+                         "spread_pct": 100 * (max(times) - min(times)) / statistics.median(times) if times else None}
+    save()
+
+
+def throughput(pool: JudgePool, kb: Path, results: dict, save) -> None:
+    problems = ["level2/9_Matmul_Subtract_Multiply_ReLU.py", "level2/29_Matmul_Mish_Mish.py"]
+    specs = [TaskSpec.parse(str(kb / p)) for p in problems]
+    for spec in specs:                              # warm: the baselines are prepared once per task
+        pool.judge(spec, passthrough_candidate(spec.read_source()))
+    started = time.monotonic()
+    futures = [pool.submit(spec, passthrough_candidate(spec.read_source())) for _ in range(10) for spec in specs]
+    verdicts = [f.result() for f in futures]
+    wall = time.monotonic() - started
+    results["throughput"] = {"problems": problems, "candidates": len(verdicts), "wall_s": round(wall, 2),
+                             "valid": sum(v.ok for v in verdicts), "per_minute": round(len(verdicts) / wall * 60, 1),
+                             "median_candidate_s": statistics.median(v.seconds for v in verdicts)}
+    print(json.dumps(results["throughput"]), flush=True)
+    save()
+
+
+ESCAPES = {
+    "write_outside": "open('/tmp/adaexplore_gpu_escape_write', 'w').write('x')",
+    "exec_shell": "__import__('os').system('touch /tmp/adaexplore_gpu_escape_exec')",
+    "read_home": "open('/root/.adaexplore_gpu_secret').read()",
+}
+
+
+def sandbox(kb: Path, device: str, results: dict, save) -> None:
+    Path("/root/.adaexplore_gpu_secret").write_text("secret")
+    spec = TaskSpec.parse(str(kb / "level1" / "19_ReLU.py"))
+    honest = (HERE / "candidates" / "kb_l1_19_relu.py").read_text()
+    rows = {}
+    config = JudgeConfig(devices=(device,), workers_per_device=1, static_guard=False, timing=False)
+    with JudgePool(config) as pool:
+        for name, attack in ESCAPES.items():
+            source = honest.replace("class ModelNew", f"{attack}\n\n\nclass ModelNew", 1)
+            v = pool.judge(spec, source)
+            marker = Path(f"/tmp/adaexplore_gpu_escape_{name.split('_')[0]}")
+            rows[name] = {"verdict": v.verdict, "stage": v.stage, "reason": v.reason[:300],
+                          "marker_created": marker.exists(), "sandbox": v.env.get("sandbox")}
+            print(name, json.dumps(rows[name]), flush=True)
+        v = pool.judge(spec, honest)
+        rows["honest"] = {"verdict": v.verdict, "reason": v.reason[:200], "sandbox": v.env.get("sandbox")}
+    results["sandbox"] = rows
+    save()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kernelbench", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--problems", type=int, default=20)
+    parser.add_argument("--device", default="cuda:0")
+    parser.add_argument("--parts", nargs="*", default=["sandbox", "spread", "throughput", "agreement"])
+    parser.add_argument("--seconds", type=float, default=1e9, help="start no agreement problem after this")
+    args = parser.parse_args()
+    deadline = time.monotonic() + args.seconds
+    kb = Path(args.kernelbench)
+    results: dict = {}
+    out = Path(args.out)
+
+    def save() -> None:
+        out.write_text(json.dumps(results, indent=1, default=str))
+
+    if "sandbox" in args.parts:
+        sandbox(kb, args.device, results, save)
+    with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=2)) as pool:
+        if "spread" in args.parts:
+            spread(pool, kb, results, save)
+        if "throughput" in args.parts:
+            throughput(pool, kb, results, save)
+        if "agreement" in args.parts:
+            agreement(pool, kb, args.problems, Path("/tmp/adaexplore-do-bench"), results, save, deadline)
+    rows = [r for r in results.get("agreement", []) if "difference_pct" in r]
+    if rows:
+        results["agreement_summary"] = {
+            "problems": len(rows), "within_5pct": sum(abs(r["difference_pct"]) <= 5 for r in rows),
+            "max_abs_pct": max(abs(r["difference_pct"]) for r in rows)}
+    save()
+    print(json.dumps({k: v for k, v in results.items() if k != "agreement"}, default=str)[:3000])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
