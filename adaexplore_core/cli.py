@@ -17,6 +17,12 @@ from .task import TaskError, TaskSpec
 INTERNAL_ERROR = 3     # exit status of an unexpected failure (0 ok, 1 no valid result, 2 bad input, 130 Ctrl-C)
 
 
+def _interval(estimate: float, low: float | None, high: float | None) -> str:
+    """'1.42x (1.38-1.47, 95 %)', or the estimate alone for a verdict without an interval."""
+    return f"{estimate:.2f}x ({low:.2f}-{high:.2f}, 95 %)" if low is not None and high is not None \
+        else f"{estimate:.2f}x"
+
+
 def format_verdict(verdict: Verdict) -> str:
     """A verdict for people: the answer first, then checks, timing and environment."""
     mark = {"valid": "VALID", "invalid": "INVALID", "error": "ERROR"}[verdict.verdict]
@@ -28,11 +34,12 @@ def format_verdict(verdict: Verdict) -> str:
     t = verdict.timing
     if t is not None:
         lines.append(f"  candidate {t.candidate_ms:.4f} ms (IQR {t.candidate_iqr_ms:.4f}) over {t.iterations} "
-                     f"iterations, {t.input_sets} input sets")
-        lines.append(f"  eager     {t.eager_ms:.4f} ms (IQR {t.eager_iqr_ms:.4f})  -> {t.speedup_vs_eager:.2f}x")
+                     f"calls in {t.rounds} rounds, each call on new inputs")
+        lines.append(f"  eager     {t.eager_ms:.4f} ms (IQR {t.eager_iqr_ms:.4f})  -> "
+                     f"{_interval(t.speedup_vs_eager, t.speedup_vs_eager_low, t.speedup_vs_eager_high)}")
         if t.compile_ms is not None and t.speedup_vs_compile is not None:
             lines.append(f"  compile   {t.compile_ms:.4f} ms (IQR {t.compile_iqr_ms:.4f})  -> "
-                         f"{t.speedup_vs_compile:.2f}x")
+                         f"{_interval(t.speedup_vs_compile, t.speedup_vs_compile_low, t.speedup_vs_compile_high)}")
         else:
             lines.append(f"  compile   not measured ({t.compile_note})")
     elif verdict.timing_note:
@@ -42,6 +49,8 @@ def format_verdict(verdict: Verdict) -> str:
         where = env.get("gpu") or ("CPU, Triton interpreter" if env.get("triton_interpreter") else "CPU")
         lines.append(f"  on {where}; torch {env.get('torch')}, triton {env.get('triton')}, "
                      f"CUDA {env.get('cuda') or '-'}; {verdict.trials} trial(s) in {verdict.seconds:.1f} s")
+        if env.get("sandbox"):
+            lines.append(f"  sandbox: {env['sandbox']}")
     if verdict.log_tail and verdict.verdict != "valid":
         lines.append("  worker log (last lines):")
         lines.extend("    " + line for line in verdict.log_tail.strip().splitlines()[-15:])
