@@ -1,0 +1,51 @@
+"""The pool's reading of timing rounds (judge.pool.timing_from_rounds): intervals, the completion check and
+the roofline floor, without a GPU."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from adaexplore_core.judge.pool import timing_from_rounds
+from adaexplore_core.judge.verdict import Timing, Verdict
+
+FACTS = {"compiled": True, "note": "torch.compile default mode", "min_bytes": 400_000_000, "flops": 0,
+         "peak_gbps": 4000.0, "peak_tflops": 50.0, "fp32_only": True}       # floor: 0.1 ms
+
+
+def rounds(eager: float, cand: float, compiled: float, n: int = 4) -> dict:
+    rng = random.Random(0)
+    noisy = lambda c: [c * (1 + rng.uniform(-0.02, 0.02)) for _ in range(30)]  # noqa: E731
+    return {"eager": [noisy(eager) for _ in range(n)], "candidate": [noisy(cand) for _ in range(n)],
+            "compiled": [noisy(compiled) for _ in range(n)]}
+
+
+def test_honest_rounds_give_speedups_with_intervals():
+    t = timing_from_rounds(rounds(2.0, 1.0, 1.5), FACTS, event_ms=1.0, wall_ms=1.05)
+    assert isinstance(t, Timing)
+    assert t.speedup_vs_eager == pytest.approx(2.0, rel=0.03)
+    assert t.speedup_vs_eager_low < t.speedup_vs_eager < t.speedup_vs_eager_high
+    assert t.speedup_vs_compile == pytest.approx(1.5, rel=0.03) and t.faster_than_eager()
+    assert t.rounds == 4 and t.roofline_fraction == pytest.approx(0.1, rel=0.05)
+
+
+def test_work_the_timer_did_not_see_is_rejected():
+    v = timing_from_rounds(rounds(2.0, 0.01, 1.5), FACTS, event_ms=0.01, wall_ms=1.5)
+    assert isinstance(v, Verdict) and not v.ok and v.checks[-1].name == "timed_completion"
+
+
+def test_a_time_under_the_roofline_is_impossible():
+    v = timing_from_rounds(rounds(2.0, 0.05, 1.5), FACTS, event_ms=0.05, wall_ms=0.06)
+    assert isinstance(v, Verdict) and v.checks[-1].name == "roofline" and "impossible" in v.reason
+
+
+def test_without_torch_compile_only_eager_is_compared():
+    r = rounds(2.0, 1.0, 1.5)
+    r["compiled"] = []
+    t = timing_from_rounds(r, {**FACTS, "compiled": False}, event_ms=1.0, wall_ms=1.02)
+    assert isinstance(t, Timing) and t.compile_ms is None and t.speedup_vs_compile is None
+
+
+def test_no_roofline_facts_no_floor():
+    t = timing_from_rounds(rounds(2.0, 0.001, 1.5), {"compiled": True}, event_ms=0.001, wall_ms=0.05)
+    assert isinstance(t, Timing) and t.roofline_fraction is None
