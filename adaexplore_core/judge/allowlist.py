@@ -208,7 +208,7 @@ TRITON_LANGUAGE = _names("""
     atomic_xor bfloat16 bitonic_merge block_type broadcast broadcast_to cast cat cdiv ceil clamp condition const
     constexpr constexpr_type cos cumprod cumsum debug_barrier device_assert device_print div_rn dot dot_scaled
     dtype erf exp exp2 expand_dims expect_zero fdiv flip float16 float32 float64 float8e4b15 float8e4b8
-    float8e4nv float8e5 float8e5b16 floor fma full gather histogram inline_asm_elementwise int1 int16 int32
+    float8e4nv float8e5 float8e5b16 floor fma full gather histogram int1 int16 int32
     int64 int8 interleave join load load_tensor_descriptor log log2 make_block_ptr make_tensor_descriptor
     map_elementwise max max_constancy max_contiguous maximum min minimum mul multiple_of num_programs
     pair_uniform_to_normal permute philox philox_impl pi32_t pointer_type program_id rand rand4x randint
@@ -490,6 +490,8 @@ REFUSED: dict[str, str] = {
                     "it is a triton.language internal; use the triton.language.<name> API"),
     **dict.fromkeys(["triton.language.extra.cuda.globaltimer", "triton.language.extra.cuda.smid"],
                     "a kernel may not read the GPU clock or its SM id (it could time itself)"),
+    "triton.language.inline_asm_elementwise": "inline assembly can read the GPU clock (%globaltimer) and tell "
+                                              "timed calls from checked ones; write the computation in tl.* ops",
     "triton.language.extra.hip": "the HIP (AMD) extras do not run on this machine",
     # standard library
     **dict.fromkeys(["typing.get_type_hints", "typing.ForwardRef"], "it evaluates annotation strings as code"),

@@ -81,7 +81,7 @@ from . import allowlist as A
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 REFUSED_BUILTINS = _BUILTIN_NAMES - A.BUILTINS
-_SELF_NAMES = ("self", "cls")
+_SELF_NAMES = ("self", "cls", "ctx")      # ctx: the first parameter of an autograd.Function method
 _FORMAT_FIELD = re.compile(r"\{[^{}]*__")
 
 

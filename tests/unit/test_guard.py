@@ -896,9 +896,10 @@ def test_every_public_name_is_decided(module):
     assert not undecided, f"decide about {module}: {undecided}"
 
 
-def test_triton_language_allows_its_whole_api():
+def test_triton_language_allows_its_whole_api_but_inline_assembly():
     tl = _installed("triton.language")
-    assert A.TRITON_LANGUAGE == set(tl.__all__)
+    assert A.TRITON_LANGUAGE == set(tl.__all__) - {"inline_asm_elementwise"}
+    assert "triton.language.inline_asm_elementwise" in A.REFUSED
     assert A.LIBDEVICE == _public(_installed("triton.language.extra.libdevice"))
     assert A.CUDA_LIBDEVICE == _public(_installed("triton.language.extra.cuda.libdevice")) - {"core"}
 
@@ -915,3 +916,58 @@ def test_builtin_tables_are_builtins():
     assert A.BUILTINS <= set(dir(builtins))
     assert set(A.BUILTIN_REASONS) <= set(dir(builtins)) | {"BaseExceptionGroup"}
     assert A.BUILTINS & set(A.BUILTIN_REASONS) == {"getattr", "hasattr"}     # reasons for their misuse
+
+
+def test_autograd_function_ctx_attributes_are_its_own():
+    source = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        out = torch.empty_like(x)
+        double_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
+        ctx.n = x.numel()
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return Double.apply(x)
+'''
+    assert check_source(source) == []
+
+
+def test_inline_assembly_is_refused():
+    findings = check_source('''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def clock_kernel(out_ptr):
+    now = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False, pack=1)
+    tl.store(out_ptr, now)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return x
+''')
+    assert any("inline_asm_elementwise" in str(f) for f in findings)
