@@ -58,7 +58,8 @@ def quartiles(samples: list[float]) -> tuple[float, float]:
 
 
 class FreshInputs:
-    """New inputs for every call: a base set's floating tensors times elementwise factors in [0.5, 1.5)."""
+    """New inputs for every call: a base set's floating tensors times elementwise factors in [0.5, 1.5), its
+    integer and boolean tensors with their elements shuffled (same values, new places)."""
 
     def __init__(self, base_sets: list[list[Any]], seed: int) -> None:
         self.base_sets = base_sets
@@ -73,6 +74,9 @@ class FreshInputs:
         for x in base:
             if isinstance(x, torch.Tensor) and x.is_floating_point():
                 fresh.append(x * torch.empty_like(x).uniform_(0.5, 1.5))
+            elif isinstance(x, torch.Tensor) and x.numel() > 1:      # integers and masks: the values shuffled
+                order = torch.randperm(x.numel(), device=x.device)
+                fresh.append(x.reshape(-1)[order].reshape(x.shape))
             elif isinstance(x, torch.Tensor):
                 fresh.append(x.clone())
             else:
@@ -104,28 +108,37 @@ def measure(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
         per_call = max(statistics.median(_time_calls(fn, fresh, device, 3).samples), 1e-3)
         _time_calls(fn, fresh, device, min(200, max(2, int(config.warmup_ms / per_call))))
         count = int(min(config.max_iterations, max(config.min_iterations, config.budget_ms / per_call)))
-        picks = set(random.Random(fresh.rng.getrandbits(62)).sample(range(count), min(count, config.checked_calls))) \
-            if check else set()
-        return _time_calls(fn, fresh, device, count, picks)
+        rng = random.Random(fresh.rng.getrandbits(62))
+        count += rng.randrange(count // 4 + 1)          # the last call cannot be predicted from the budget
+        picks = set(rng.sample(range(count), min(count, config.checked_calls))) if check else set()
+        return _time_calls(fn, fresh, device, count, picks, keep_last=RETAINED if check else 0)
+
+
+RETAINED = 2   # every checked measurement keeps each call's inputs and output alive for this many calls
 
 
 def _time_calls(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device, count: int,
-                checked: set[int] = frozenset()) -> Measurement:
-    pairs, kept = [], []
+                checked: set[int] = frozenset(), keep_last: int = 0) -> Measurement:
+    """Timed calls. With ``keep_last``, every call's inputs (a copy from before the call) and output stay
+    alive for the next ``keep_last`` calls, so no call sees the memory of the one before it and a checked
+    call's allocations look like any other's; the last ones and the ``checked`` ones are returned."""
+    pairs, kept, recent = [], [], []
     for i in range(count):
         inputs = fresh.next()
-        before = _clone(inputs) if i in checked else None
+        before = _clone(inputs) if keep_last or i in checked else None
         _flush_l2(device)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         out = fn(*inputs)
         end.record()
         pairs.append((start, end))
-        if before is not None:
+        if i in checked:
             kept.append((before, out))
-        del out, inputs
+        if keep_last:
+            recent = (recent + [(before, out)])[-keep_last:]
+        del out, inputs, before
     torch.cuda.synchronize(device)          # device-wide: every stream has finished
-    return Measurement(samples=[s.elapsed_time(e) for s, e in pairs], checked=kept)
+    return Measurement(samples=[s.elapsed_time(e) for s, e in pairs], checked=kept + recent)
 
 
 def completion(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,

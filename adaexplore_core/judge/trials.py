@@ -32,7 +32,7 @@ def randomize_state(module: torch.nn.Module, seed: int) -> int:
     g = _generator(seed)
     changed = 0
     with torch.no_grad():
-        for tensor in list(module.parameters()) + list(module.buffers()):
+        for tensor in list(module.parameters()) + _state_buffers(module):
             if not tensor.is_floating_point() or tensor.numel() == 0:
                 continue
             spread = float(tensor.detach().double().std()) if tensor.numel() > 1 else 0.0
@@ -43,6 +43,26 @@ def randomize_state(module: torch.nn.Module, seed: int) -> int:
             tensor.copy_(value)
             changed += 1
     return changed
+
+
+def _state_buffers(module: torch.nn.Module) -> list[torch.Tensor]:
+    """Buffers that hold state a checkpoint carries (running statistics, learned scales): persistent ones whose
+    values are not all 0 and 1. Non-persistent buffers (rotary frequencies) and 0/1 masks (a causal mask
+    kept as a float buffer) are structure, not weights: an honest kernel may compute them itself."""
+    found = []
+    for owner in module.modules():
+        skip = getattr(owner, "_non_persistent_buffers_set", set())
+        for name, buffer in owner.named_buffers(recurse=False):
+            if buffer is None or name in skip or not buffer.is_floating_point():
+                continue
+            if bool(((buffer == 0) | (buffer == 1)).all()) and buffer.numel() > 1 and not _is_statistic(name):
+                continue
+            found.append(buffer)
+    return found
+
+
+def _is_statistic(name: str) -> bool:
+    return name.startswith("running_")        # batch norm's running_var starts at all ones
 
 
 def _map_floats(inputs: list[Any], fn: Any) -> list[Any]:
@@ -69,10 +89,10 @@ def shift_of(inputs: list[Any]) -> float:
     return 4.0 + 4.0 * largest
 
 
-def shifted(inputs: list[Any]) -> list[Any]:
-    """Floating inputs moved below zero by ``shift_of(inputs)``."""
-    shift = shift_of(inputs)
-    return _map_floats(inputs, lambda x: x - shift)
+def shifted(inputs: list[Any], sign: float = -1.0) -> list[Any]:
+    """Floating inputs moved below zero (``sign`` -1) or above it (+1) by ``shift_of(inputs)``."""
+    shift = shift_of(inputs) * sign
+    return _map_floats(inputs, lambda x: x + shift)
 
 
 def random_masks(inputs: list[Any], seed: int) -> list[Any]:
@@ -117,8 +137,8 @@ def refill(inputs: list[Any], new_values: list[Any]) -> None:
 
 def few_elements_changed(inputs: list[Any], seed: int) -> list[Any]:
     """New tensors equal to ``inputs`` except a few random elements (one in 64, at least one) of each floating
-    input, each replaced by -3 times itself plus noise: a cache keyed on a few sampled values still hits, while
-    the outputs at those places change."""
+    input, each replaced by -3 times itself plus noise, and a few swapped elements of each integer or boolean
+    input: a cache keyed on a few sampled values still hits, while the outputs at those places change."""
     g = _generator(seed)
     out = []
     for x in inputs:
@@ -128,6 +148,13 @@ def few_elements_changed(inputs: list[Any], seed: int) -> list[Any]:
             picks = torch.randperm(x.numel(), generator=g)[:max(1, x.numel() // 64)].to(x.device)
             noise = torch.randn(len(picks), generator=g, dtype=torch.float64).to(x.device, x.dtype)
             flat[picks] = flat[picks] * -3.0 + noise
+            out.append(y)
+        elif isinstance(x, torch.Tensor) and x.numel() > 1:           # integers and masks: a few swapped
+            y = x.clone(memory_format=torch.contiguous_format)
+            flat = y.view(-1)
+            count = max(2, x.numel() // 64) // 2 * 2
+            picks = torch.randperm(x.numel(), generator=g)[:count].to(x.device)
+            flat[picks] = flat[picks.flip(0)]
             out.append(y)
         else:
             out.append(x.clone() if isinstance(x, torch.Tensor) else x)

@@ -81,7 +81,22 @@ def prepare_process() -> LaunchCounter:
     set_precision(allow_tf32=os.environ.get("ADAEXPLORE_ALLOW_TF32") == "1")
     counter = LaunchCounter()
     counter.install()
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        _autotune_without_benchmarks()
     return counter
+
+
+def _autotune_without_benchmarks() -> None:
+    """In the interpreter there is no GPU to benchmark configs on (Triton's autotuner fails with '0 active
+    drivers'): each autotuned kernel runs with its first config that survives pruning."""
+    from triton.runtime.autotuner import Autotuner
+
+    prune = Autotuner.prune_configs
+
+    def first_config(self: Any, kwargs: Any, *args: Any) -> Any:
+        return prune(self, kwargs, *args)[:1]
+
+    Autotuner.prune_configs = first_config
 
 
 def environment(device: str) -> dict[str, Any]:
@@ -440,8 +455,10 @@ class Judging:
             done.append("randomised weights")
         base = task.make_inputs(self.seed(), self.device)
         if ood.has_floats(base):
+            shift = ood.shift_of(base)
             for label, values, scale in (("inputs x50 trial", ood.scaled(base), ood.SCALE),
-                                         ("shifted inputs trial (below zero)", ood.shifted(base), ood.shift_of(base))):
+                                         ("shifted inputs trial (below zero)", ood.shifted(base), shift),
+                                         ("shifted inputs trial (above zero)", ood.shifted(base, +1.0), shift)):
                 (done if self.trial(reference, candidate, Inputs(values, label, atol_scale=scale), normal=False,
                                     skippable=True) else skipped).append(label.replace(" trial", ""))
         if ood.has_masks(base):

@@ -110,6 +110,10 @@ def main() -> int:
                 os._exit(code)
         channel.send(type="started", id=request.id, pid=pid)
         _, status = os.waitpid(pid, 0)
+        try:                                 # whatever the candidate started dies with it, before the next request
+            os.killpg(pid, signal.SIGKILL)   # (the sandbox refuses setsid/setpgid, so nothing left the group)
+        except ProcessLookupError:
+            pass
         channel.send(type="exited", id=request.id, status=_exit_description(status))
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -89,3 +89,36 @@ def test_plain_tensor_required():
     ref = torch.ones(3)
     check = compare_outputs([ref], [ref.clone().as_subclass(Lazy)])
     assert check is not None and check.name == "plain_tensor" and "plain torch.Tensor" in check.detail
+
+
+def test_randomize_state_leaves_structure_buffers_alone():
+    class Attention(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = torch.nn.Linear(4, 4)
+            self.register_buffer("bias", torch.ones(8, 8).tril())                  # a causal mask, as in nanoGPT
+            self.register_buffer("inv_freq", torch.rand(4), persistent=False)      # rotary frequencies
+            self.register_buffer("scale", torch.full((4,), 0.5))                   # learned state
+
+    m = Attention()
+    mask, freq, scale = m.bias.clone(), m.inv_freq.clone(), m.scale.clone()
+    assert trials.randomize_state(m, seed=5) == 3
+    assert torch.equal(m.bias, mask) and torch.equal(m.inv_freq, freq) and not torch.equal(m.scale, scale)
+
+
+def test_integer_and_mask_inputs_change_too():
+    from adaexplore_core.judge.timing import FreshInputs
+
+    idx = torch.arange(64).reshape(8, 8)
+    fresh = FreshInputs([[idx]], seed=1)
+    first, second = fresh.next()[0], fresh.next()[0]
+    assert not torch.equal(first, idx) and not torch.equal(first, second)
+    assert torch.equal(first.flatten().sort().values, idx.flatten())          # the same values, new places
+    (changed,) = trials.few_elements_changed([idx], seed=3)
+    assert int((changed != idx).sum()) == 2 and torch.equal(changed.flatten().sort().values, idx.flatten())
+
+
+def test_shifted_above_zero():
+    x = torch.randn(5, 5)
+    high = trials.shifted([x], +1.0)[0]
+    assert bool((high > 0).all())

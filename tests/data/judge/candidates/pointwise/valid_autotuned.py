@@ -1,0 +1,24 @@
+# expect: verdict=valid stage=ok reason~"Validated"
+"""Legit: relu(2x + 1) with @triton.autotune over two block sizes (in the interpreter the judge runs the first)."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 1024})], key=["n"])
+@triton.jit
+def affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        affine_relu_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, out, n)
+        return out
