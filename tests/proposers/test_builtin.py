@@ -37,7 +37,7 @@ DATA = TESTS / "data" / "proposers"
 UNSUPPORTED = DATA / "unsupported"
 REFERENCES = sorted(DATA.glob("*.py"))
 COUNT = 4                                 # candidates per reference from initial()
-CONFIG = JudgeConfig(devices=("cpu",), workers_per_device=2, timeout_s=120)
+CONFIG = JudgeConfig(devices=("cpu",), workers_per_device=2, timeout_s=300)   # the largest shrunk level-2 problems take ~17 interpreter trials
 RESULT_TIMEOUT_S = 300
 SEEDS = range(10)
 
