@@ -61,6 +61,9 @@ def compare_outputs(ref: list[torch.Tensor], cand: list[torch.Tensor], override:
         if type(c) is not torch.Tensor:
             return Check("plain_tensor", False, f"{label} is a {type(c).__module__}.{type(c).__name__}, not a "
                                                 "plain torch.Tensor")
+        if c.layout != torch.strided:
+            return Check("plain_tensor", False, f"{label} has layout {c.layout}, not a plain (dense, strided) "
+                                                "torch.Tensor")
         if tuple(r.shape) != tuple(c.shape):
             return Check("output_structure", False, f"{label}: shape {tuple(c.shape)}, expected {tuple(r.shape)}")
         if r.dtype != c.dtype:

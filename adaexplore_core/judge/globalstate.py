@@ -2,8 +2,8 @@
 
 A candidate must not change what the reference computes or how it is timed: the default dtype and device,
 grad and inference mode, autocast, precision and determinism flags, active function or dispatch modes, global
-module hooks, and the functions of torch, ``torch.nn.functional``, ``torch.Tensor``, ``torch.cuda`` and of the
-judge's own modules (a replaced function counts). Each candidate runs in a fresh process, so a change cannot
+module hooks, and the functions of torch, ``torch.nn.functional``, ``torch.Tensor``, ``torch.cuda``, the methods
+of ``torch.nn``'s module classes and the judge's own modules (a replaced function counts). Each candidate runs in a fresh process, so a change cannot
 reach another candidate; this check makes it an invalid verdict instead of a silently different reference.
 """
 from __future__ import annotations
@@ -56,7 +56,16 @@ def _functions() -> dict[str, int]:
                 ids[f"{name}.{attr}"] = id(value)
     for attr, value in list(vars(torch.Tensor).items()):
         ids[f"torch.Tensor.{attr}"] = id(value)
+    for cls in _module_classes():                      # nn.Module.parameters, nn.Linear.forward, ...
+        for attr, value in list(vars(cls).items()):
+            if callable(value) or isinstance(value, (staticmethod, classmethod, property)):
+                ids[f"torch.nn.{cls.__name__}.{attr}"] = id(value)
     return ids
+
+
+def _module_classes() -> list[type]:
+    return [torch.nn.Module] + [v for v in vars(torch.nn).values()
+                                if isinstance(v, type) and issubclass(v, torch.nn.Module)]
 
 
 class GlobalState:

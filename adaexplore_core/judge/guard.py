@@ -520,6 +520,10 @@ class _Checker(ast.NodeVisitor):
                 self._module_value(node, static)
             return
         name = node.id
+        if name in ("getattr", "hasattr") and not self._is_called(node):
+            self.add(node, "builtin", f"the builtin '{name}' is not allowed as a value: call it directly, as "
+                                      f"{name}(obj, 'public_name'), so the guard sees the name it looks up")
+            return
         if name in A.BUILTINS or name == "__name__":
             return
         if name in REFUSED_BUILTINS:

@@ -160,4 +160,4 @@ def test_pool_recovers_after_killed_workers(judged: Judged):
                for _ in range(CONFIG.workers_per_device)]
     for future in futures:
         verdict = future.result(timeout=RESULT_TIMEOUT_S)
-        assert verdict.ok and verdict.trials == CONFIG.trials, describe(verdict)
+        assert verdict.ok and verdict.trials >= CONFIG.trials, describe(verdict)

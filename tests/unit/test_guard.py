@@ -971,3 +971,8 @@ class ModelNew(nn.Module):
         return x
 ''')
     assert any("inline_asm_elementwise" in str(f) for f in findings)
+
+
+def test_getattr_is_refused_as_a_value():
+    findings = check_source("lookup = getattr\nx = lookup(object(), '__class__')\n")
+    assert any("'getattr' is not allowed as a value" in str(f) for f in findings)
