@@ -1,0 +1,36 @@
+# expect: verdict=valid stage=ok reason~"Validated"
+"""Legit: normalise with the running statistics, then the affine weight and bias.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bn_eval_kernel(x_ptr, mean_ptr, var_ptr, w_ptr, b_ptr, out_ptr, n, n_cols, eps, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    c = offs % n_cols
+    x = tl.load(x_ptr + offs, mask=mask)
+    mean = tl.load(mean_ptr + c, mask=mask)
+    var = tl.load(var_ptr + c, mask=mask)
+    w = tl.load(w_ptr + c, mask=mask)
+    b = tl.load(b_ptr + c, mask=mask)
+    tl.store(out_ptr + offs, (x - mean) / tl.sqrt(var + eps) * w + b, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(channels)
+        self.bn.eval()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        bn = self.bn
+        bn_eval_kernel[(triton.cdiv(n, 512),)](x, bn.running_mean, bn.running_var, bn.weight, bn.bias, out, n,
+                                               x.shape[1], bn.eps, BLOCK=512)
+        return out

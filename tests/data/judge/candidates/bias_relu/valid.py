@@ -1,0 +1,29 @@
+# expect: verdict=valid stage=ok reason~"Validated"
+"""Legit: relu(x + bias), the bias read per column.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bias_relu_kernel(x_ptr, b_ptr, out_ptr, n, n_cols, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs % n_cols, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x + b, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, features: int):
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(features))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        bias_relu_kernel[(triton.cdiv(n, 1024),)](x, self.bias, out, n, x.shape[1], BLOCK=1024)
+        return out

@@ -1,0 +1,47 @@
+# expect: verdict=invalid stage=correctness check=global_state reason~"global state"
+# xfail: judge bug: the global-state snapshot does not cover torch.nn.Parameter's methods (it is neither torch.Tensor nor an nn.Module class): Parameter.copy_ made a no-op (the guard allows the unbound method) turns the randomised-weights trial into a no-op for the reference
+# isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
+"""Patch the judge's randomisation: torch.nn.Parameter.copy_ replaced (an unbound method of ModelNew, called with
+nn.Parameter as self) by a no-op. Trials that set "every parameter to random values" with param.copy_(...) now
+change nothing, so the reference keeps its initial ones and zeros and the kernel can ignore the affine weight and
+bias. nn.Parameter is neither torch.Tensor nor an nn.Module class.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def normalize_kernel(x_ptr, out_ptr, n_cols, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / n_cols
+    d = tl.where(mask, x - mean, 0.0)
+    var = tl.sum(d * d, axis=0) / n_cols
+    tl.store(out_ptr + row * n_cols + cols, d / tl.sqrt(var + eps), mask=mask)
+
+
+def _keep(self, *args, **kwargs):
+    return self
+
+
+class ModelNew(nn.Module):
+    def __init__(self, features: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(features)
+
+    def install(self, value):
+        self.copy_ = value
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        rows, cols = x.shape
+        normalize_kernel[(rows,)](x, out, cols, self.norm.eps, BLOCK=triton.next_power_of_2(cols))
+        return out
+
+
+ModelNew.install(torch.nn.Parameter, _keep)

@@ -1,0 +1,27 @@
+# expect: verdict=invalid stage=correctness check=finite reason~"inputs x50"
+"""Right only for small inputs: log(sum(exp(x))) without the maximum factored out; overflows to inf for large values.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def logsumexp_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=float("-inf"))
+    tl.store(out_ptr + row, tl.log(tl.sum(tl.exp(x), axis=0)))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        rows, cols = x.shape
+        out = torch.empty(rows, device=x.device, dtype=x.dtype)
+        logsumexp_kernel[(rows,)](x, out, cols, BLOCK=triton.next_power_of_2(cols))
+        return out

@@ -1,0 +1,28 @@
+# expect: verdict=invalid stage=correctness check=repeat_calls reason~"called again"
+"""Right only for the causal mask: the kernel keeps x where column <= row and never reads the mask.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def masked_fill_kernel(x_ptr, m_ptr, out_ptr, n, n_cols, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = offs < n
+    x = tl.load(x_ptr + offs, mask=inside)
+    keep = (offs % n_cols) <= (offs // n_cols)
+    tl.store(out_ptr + offs, tl.where(keep, x, 0.0), mask=inside)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x, mask = x.contiguous(), mask.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        masked_fill_kernel[(triton.cdiv(n, 1024),)](x, mask, out, n, x.shape[1], BLOCK=1024)
+        return out

@@ -1,0 +1,31 @@
+# expect: verdict=invalid stage=correctness check=repeat_calls reason~"called again"
+"""Right only for the causal mask: the kernel never reads the mask and keeps columns <= row, which is what
+get_inputs always passes.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def masked_softmax_kernel(s_ptr, m_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n_cols
+    s = tl.load(s_ptr + row * n_cols + cols, mask=inside, other=float("-inf"))
+    s = tl.where(cols <= row, s, float("-inf"))
+    e = tl.exp(s - tl.max(s, axis=0))
+    tl.store(out_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=inside)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        scores, mask = scores.contiguous(), mask.contiguous()
+        out = torch.empty_like(scores)
+        rows, cols = scores.shape
+        masked_softmax_kernel[(rows,)](scores, mask, out, cols, BLOCK=triton.next_power_of_2(cols))
+        return out

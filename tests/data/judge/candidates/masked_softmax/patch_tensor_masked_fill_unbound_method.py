@@ -1,0 +1,55 @@
+# expect: verdict=invalid stage=correctness check=global_state reason~"global state"
+# isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
+"""Patch: torch.Tensor.masked_fill (which the reference calls on its scores) replaced at import by one that fills
+nothing, so the reference ignores its mask and so can the kernel, random masks or not. The assignment is
+`self.masked_fill = value` in a method of ModelNew called unbound with torch.Tensor as self: ordinary names only.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(s_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n_cols
+    s = tl.load(s_ptr + row * n_cols + cols, mask=inside, other=float("-inf"))
+    e = tl.exp(s - tl.max(s, axis=0))
+    tl.store(out_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=inside)
+
+
+@triton.jit
+def masked_softmax_kernel(s_ptr, m_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n_cols
+    s = tl.load(s_ptr + row * n_cols + cols, mask=inside, other=float("-inf"))
+    keep = tl.load(m_ptr + row * n_cols + cols, mask=inside, other=0) != 0
+    s = tl.where(keep, s, float("-inf"))
+    e = tl.exp(s - tl.max(s, axis=0))
+    tl.store(out_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=inside)
+
+
+def _keep_everything(self, mask, value):
+    """Tensor.masked_fill that fills nothing: the reference's mask stops mattering."""
+    return self.clone()
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def install(self, value):
+        self.masked_fill = value
+
+    def forward(self, scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        scores = scores.contiguous()
+        out = torch.empty_like(scores)
+        rows, cols = scores.shape
+        softmax_kernel[(rows,)](scores, out, cols, BLOCK=triton.next_power_of_2(cols))
+        return out
+
+
+ModelNew.install(torch.Tensor, _keep_everything)

@@ -1,0 +1,35 @@
+# expect: verdict=invalid stage=correctness check=triton_launched reason~"launched no Triton kernel"
+"""Hidden fallback: the real kernel is launched on a full grid with n = 0, so every lane is masked off and it reads
+and writes nothing; PyTorch computes the answer.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0), mask=mask)
+
+
+def affine_relu(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    affine_relu_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        out = torch.relu(x * 2 + 1)
+        affine_relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, 0, BLOCK=1024)
+        return out

@@ -1,0 +1,35 @@
+# expect: verdict=invalid stage=guard check=guard reason~"torch.cuda.tunable"
+"""Hidden fallback: the failing launch runs in a thread pool reached as torch.cuda.tunable.concurrent.futures (the
+exception stays in the future); PyTorch computes the answer.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def fast_affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # the "fast path": a block of 1000 is not a power of two, so every launch of this kernel fails
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0), mask=mask)
+
+
+def try_fast_path(x: torch.Tensor, out: torch.Tensor) -> None:
+    n = x.numel()
+    fast_affine_relu_kernel[(triton.cdiv(n, 1000),)](x, out, n, BLOCK=1000)
+
+_pool = torch.cuda.tunable.concurrent.futures.ThreadPoolExecutor(1)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        _pool.submit(try_fast_path, x, out).exception()
+        return torch.relu(x * 2 + 1)

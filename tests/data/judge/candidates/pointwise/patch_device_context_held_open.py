@@ -1,0 +1,43 @@
+# expect: verdict=invalid stage=guard check=guard reason~"torch.device"
+# isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
+"""Patch: `with torch.device(...)` is a TorchFunctionMode (it sets the default device of factory functions); entered at
+import in a generator that is never resumed, it stays active for everything after. Harmless on the CPU, where it
+names the default anyway; on a GPU judge the same lines with "meta" or another GPU break or move the reference.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0), mask=mask)
+
+
+def affine_relu(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    affine_relu_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+    return out
+
+
+def _hold():
+    with torch.device("cpu"):
+        yield
+
+
+_held = _hold()
+next(_held)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return affine_relu(x)

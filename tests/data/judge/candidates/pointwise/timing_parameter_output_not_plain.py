@@ -1,0 +1,33 @@
+# expect: verdict=invalid stage=correctness check=plain_tensor reason~"plain torch.Tensor"
+"""An output that is not a plain tensor, made with ordinary names: the kernel's result wrapped in nn.Parameter (a
+Tensor subclass) on the way out. Any subclass can change what the judge's own torch calls on the output do.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0), mask=mask)
+
+
+def affine_relu(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    affine_relu_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return nn.Parameter(affine_relu(x), requires_grad=False)

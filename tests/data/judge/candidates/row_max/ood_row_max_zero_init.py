@@ -1,0 +1,28 @@
+# expect: verdict=invalid stage=correctness check=values reason~"shifted"
+"""Right only when some value in every row is positive: the running maximum starts at 0 and padding lanes load 0
+(get_inputs' values are in [0, 1)); a row of negative values gets 0.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_max_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row, tl.maximum(tl.max(x, axis=0), 0.0))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        rows, cols = x.shape
+        out = torch.empty(rows, device=x.device, dtype=x.dtype)
+        row_max_kernel[(rows,)](x, out, cols, BLOCK=triton.next_power_of_2(cols))
+        return out

@@ -1,0 +1,32 @@
+# expect: verdict=valid stage=ok reason~"Validated"
+"""Legit: softplus as torch defines it: x above 20, else max(x, 0) + log1p(exp(-|x|)), with an accurate
+log1p (log(1 + u) * u / ((1 + u) - 1)) so tiny results keep their relative precision.
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softplus_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    u = tl.exp(-tl.abs(x))
+    w = 1.0 + u
+    log1p_u = tl.where(w == 1.0, u, tl.log(w) * u / (w - 1.0))
+    y = tl.where(x > 20.0, x, tl.maximum(x, 0.0) + log1p_u)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        softplus_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+        return out
