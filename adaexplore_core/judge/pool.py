@@ -521,7 +521,7 @@ class _Slot(threading.Thread):
             with baseline.lock:
                 facts = baseline.prepare(request.task)
                 rounds: dict[str, list[list[float]]] = {"eager": [], "candidate": [], "compiled": []}
-                for r in range(int(request.options.get("rounds") or config.rounds)):
+                for r in range(int(request.options.get("rounds") or self.pool.config.rounds)):
                     order = ["eager", "candidate", "compiled"] if r % 2 == 0 else ["compiled", "candidate", "eager"]
                     for what in order:
                         if what == "candidate":
