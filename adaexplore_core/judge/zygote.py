@@ -32,12 +32,12 @@ def _exit_description(status: int) -> str:
 
 
 def _policy(folder: Path, request: JudgeRequest, device: str, exec_paths: tuple[str, ...]) -> Any:
+    """The candidate's sandbox: its folder, the reference's folder, and on a GPU the toolchain found once by the
+    zygote (``sandbox.default_policy`` would look it up again, with subprocesses, for every candidate)."""
     reference_folder = str(Path(request.task["path"]).resolve().parent)
-    policy = sandbox.default_policy(str(folder), read_paths=(reference_folder,), gpu=device.startswith("cuda"))
-    if device.startswith("cuda"):
-        policy = sandbox.SandboxPolicy(workdir=policy.workdir, read_paths=policy.read_paths, exec_paths=exec_paths,
-                                       gpu=True)
-    return policy
+    gpu = device.startswith("cuda")
+    return sandbox.SandboxPolicy(workdir=str(folder), read_paths=(reference_folder,),
+                                 exec_paths=exec_paths if gpu else (), gpu=gpu)
 
 
 def _child(channel: Any, request: JudgeRequest, device: str, folder: Path, counter: Any,
