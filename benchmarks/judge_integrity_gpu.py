@@ -5,8 +5,8 @@
 1. agreement: the built-in proposer's first candidate for N KernelBench problems (levels 2 then 1), judged
    with the winner's re-timing rounds; each valid one timed again with ``triton.testing.do_bench`` in a separate
    process (fixed inputs, its own L2 flush). Goal: within 5 %.
-2. spread: one sub-millisecond candidate judged 5 times. Goal: candidate time spread (max - min) / median <= 3 %.
-3. throughput: passthrough candidates of two level-2 problems on a warm pool. Goal: >= 20 per minute per GPU.
+2. spread: one sub-millisecond two-kernel candidate (residual add + RMSNorm, 16384 x 4096 fp32) judged 5 times. Goal: candidate time spread (max - min) / median <= 3 %.
+3. throughput: passthrough candidates of two level-2 problems on a warm pool (of 2, or --throughput-workers, per GPU). Goal: >= 20 per minute per GPU.
 4. sandbox: escape candidates judged with the static guard off on the GPU; none may create its marker file.
 """
 from __future__ import annotations
@@ -70,46 +70,51 @@ def do_bench(ref: Path, source: str, scratch: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def agreement(pool: JudgePool, kb: Path, count: int, scratch: Path, results: dict, save, deadline: float) -> None:
+def agreement(pool: JudgePool, kb: Path, count: int, scratch: Path, results: dict, save, deadline: float,
+              skip: int = 0) -> None:
+    """The first ``count`` valid problems after the first ``skip`` problems (levels 2 then 1, by number)."""
     proposer = BuiltinProposer()
     rows = results["agreement"] = []
-    for level in ("level2", "level1"):
-        for path in sorted((kb / level).glob("*.py"), key=number):
-            if sum(1 for r in rows if r.get("judge_ms")) >= count or time.monotonic() > deadline:
-                return
-            spec = TaskSpec.parse(str(path))
-            try:
-                proposal = proposer.initial(ProposalRequest(task=spec), 1)[0]
-            except (ProposalError, IndexError):
-                continue
-            verdict = pool.judge(spec, proposal.source, rounds=RETIME_ROUNDS)
-            row = {"problem": f"{level}/{path.name}", "verdict": verdict.verdict, "reason": verdict.reason[:300]}
-            if verdict.ok and verdict.timing:
-                t = verdict.timing
-                row.update(judge_ms=t.candidate_ms, eager_ms=t.eager_ms, compile_ms=t.compile_ms,
-                           speedup=t.speedup_vs_eager, low=t.speedup_vs_eager_low, high=t.speedup_vs_eager_high)
-                bench = do_bench(path, proposal.source, scratch)
-                row["do_bench"] = bench
-                if "ms" in bench:
-                    row["difference_pct"] = 100 * (t.candidate_ms - bench["ms"]) / bench["ms"]
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-            save()
+    paths = [(level, path) for level in ("level2", "level1") for path in sorted((kb / level).glob("*.py"), key=number)]
+    for level, path in paths[skip:]:
+        if sum(1 for r in rows if r.get("judge_ms")) >= count or time.monotonic() > deadline:
+            return
+        spec = TaskSpec.parse(str(path))
+        try:
+            proposal = proposer.initial(ProposalRequest(task=spec), 1)[0]
+        except (ProposalError, IndexError):
+            continue
+        verdict = pool.judge(spec, proposal.source, rounds=RETIME_ROUNDS)
+        row = {"problem": f"{level}/{path.name}", "verdict": verdict.verdict, "reason": verdict.reason[:300]}
+        if verdict.stage in ("timeout", "crash", "internal"):
+            row["log_tail"] = verdict.log_tail[-1500:]
+        if verdict.ok and verdict.timing:
+            t = verdict.timing
+            row.update(judge_ms=t.candidate_ms, eager_ms=t.eager_ms, compile_ms=t.compile_ms,
+                       speedup=t.speedup_vs_eager, low=t.speedup_vs_eager_low, high=t.speedup_vs_eager_high)
+            bench = do_bench(path, proposal.source, scratch)
+            row["do_bench"] = bench
+            if "ms" in bench:
+                row["difference_pct"] = 100 * (t.candidate_ms - bench["ms"]) / bench["ms"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        save()
 
 
 def spread(pool: JudgePool, kb: Path, results: dict, save) -> None:
-    spec = TaskSpec.parse(str(kb / "level1" / "19_ReLU.py"))
-    source = (HERE / "candidates" / "kb_l1_19_relu.py").read_text()
+    spec = TaskSpec.parse(str(HERE / "references" / "add_rmsnorm.py"))
+    source = (HERE / "candidates" / "add_rmsnorm_two_kernels.py").read_text()
     runs = []
     for _ in range(5):
         v = pool.judge(spec, source)
         t = v.timing
-        runs.append({"verdict": v.verdict, "candidate_ms": t.candidate_ms if t else None,
+        runs.append({"verdict": v.verdict, "reason": v.reason[:300], "log_tail": v.log_tail[-1000:] if not v.ok else "",
+                     "candidate_ms": t.candidate_ms if t else None,
                      "speedup": t.speedup_vs_eager if t else None,
                      "interval": [t.speedup_vs_eager_low, t.speedup_vs_eager_high] if t else None})
         print(json.dumps(runs[-1]), flush=True)
     times = [r["candidate_ms"] for r in runs if r["candidate_ms"]]
-    results["spread"] = {"problem": "level1/19_ReLU.py (hand-written)", "runs": runs,
+    results["spread"] = {"problem": "benchmarks/references/add_rmsnorm.py (two hand-written kernels)", "runs": runs,
                          "spread_pct": 100 * (max(times) - min(times)) / statistics.median(times) if times else None}
     save()
 
@@ -123,9 +128,10 @@ def throughput(pool: JudgePool, kb: Path, results: dict, save) -> None:
     futures = [pool.submit(spec, passthrough_candidate(spec.read_source())) for _ in range(10) for spec in specs]
     verdicts = [f.result() for f in futures]
     wall = time.monotonic() - started
-    results["throughput"] = {"problems": problems, "candidates": len(verdicts), "wall_s": round(wall, 2),
+    results.setdefault("throughput", {})[str(pool.config.workers_per_device)] = {"problems": problems, "candidates": len(verdicts), "wall_s": round(wall, 2),
                              "valid": sum(v.ok for v in verdicts), "per_minute": round(len(verdicts) / wall * 60, 1),
-                             "median_candidate_s": statistics.median(v.seconds for v in verdicts)}
+                             "median_candidate_s": statistics.median(v.seconds for v in verdicts),
+                             "reasons": sorted({v.reason[:200] for v in verdicts if not v.ok})}
     print(json.dumps(results["throughput"]), flush=True)
     save()
 
@@ -150,9 +156,12 @@ def sandbox(kb: Path, device: str, results: dict, save) -> None:
             marker = Path(f"/tmp/adaexplore_gpu_escape_{name.split('_')[0]}")
             rows[name] = {"verdict": v.verdict, "stage": v.stage, "reason": v.reason[:300],
                           "marker_created": marker.exists(), "sandbox": v.env.get("sandbox")}
+            if v.stage == "timeout":
+                rows[name]["log_tail"] = v.log_tail[-1500:]
             print(name, json.dumps(rows[name]), flush=True)
         v = pool.judge(spec, honest)
-        rows["honest"] = {"verdict": v.verdict, "reason": v.reason[:200], "sandbox": v.env.get("sandbox")}
+        rows["honest"] = {"verdict": v.verdict, "reason": v.reason[:200], "sandbox": v.env.get("sandbox"),
+                          "log_tail": v.log_tail[-1500:] if not v.ok else ""}
     results["sandbox"] = rows
     save()
 
@@ -165,6 +174,9 @@ def main() -> int:
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("--parts", nargs="*", default=["sandbox", "spread", "throughput", "agreement"])
     parser.add_argument("--seconds", type=float, default=1e9, help="start no agreement problem after this")
+    parser.add_argument("--throughput-workers", type=int, nargs="*", default=[2],
+                        help="throughput: one warm pool of this many workers per GPU for each number")
+    parser.add_argument("--skip", type=int, default=0, help="agreement: begin after this many problems")
     args = parser.parse_args()
     deadline = time.monotonic() + args.seconds
     kb = Path(args.kernelbench)
@@ -176,13 +188,15 @@ def main() -> int:
 
     if "sandbox" in args.parts:
         sandbox(kb, args.device, results, save)
+    if "throughput" in args.parts:
+        for workers in args.throughput_workers:
+            with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=workers)) as pool:
+                throughput(pool, kb, results, save)
     with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=2)) as pool:
         if "spread" in args.parts:
             spread(pool, kb, results, save)
-        if "throughput" in args.parts:
-            throughput(pool, kb, results, save)
         if "agreement" in args.parts:
-            agreement(pool, kb, args.problems, Path("/tmp/adaexplore-do-bench"), results, save, deadline)
+            agreement(pool, kb, args.problems, Path("/tmp/adaexplore-do-bench"), results, save, deadline, args.skip)
     rows = [r for r in results.get("agreement", []) if "difference_pct" in r]
     if rows:
         results["agreement_summary"] = {

@@ -37,8 +37,10 @@ def passthrough_candidate(reference_source: str, class_name: str = "Model") -> s
     cls.body.append(ast.parse(
         "def forward(self, *args):\n"
         "    out = self._reference_forward(*args)\n"
-        "    if isinstance(out, (tuple, list)):\n"
-        "        return type(out)(_passthrough_copy(o) for o in out)\n"
+        "    if isinstance(out, tuple):\n"
+        "        return tuple(_passthrough_copy(o) for o in out)\n"
+        "    if isinstance(out, list):\n"
+        "        return [_passthrough_copy(o) for o in out]\n"
         "    return _passthrough_copy(out)\n").body[0])
     header = "import torch\nimport triton\nimport triton.language as tl\n"
     return header + ast.unparse(ast.fix_missing_locations(tree)) + _TAIL

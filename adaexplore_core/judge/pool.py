@@ -36,6 +36,7 @@ from .verdict import Check, Timing, Verdict, error, invalid
 SANDBOX_OPT_OUT = "ADAEXPLORE_SANDBOX"
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+STACK_DUMP_SECONDS = 0.5   # for a timed-out candidate to write its stacks
 POLL_SECONDS = 0.05
 
 
@@ -421,6 +422,20 @@ class _Slot(threading.Thread):
                 return
         self._discard_zygote()
 
+    def _stacks_then_kill(self, watch: _Watch) -> str:
+        """Ask the candidate's process where it is (its Python stacks, written to the log by faulthandler on
+        SIGUSR1), then kill it; returns the log's tail, so a timeout says what was running."""
+        assert self.zygote is not None
+        if self.child:
+            try:
+                os.kill(self.child, signal.SIGUSR1)
+                time.sleep(STACK_DUMP_SECONDS)
+            except (ProcessLookupError, PermissionError):
+                pass
+        tail = self.zygote.log_tail()
+        self._kill_child_and_wait(watch)
+        return tail
+
     def _next(self, request: JudgeRequest, watch: _Watch) -> dict[str, Any]:
         """The next message of this candidate's conversation; raises _Stop on a limit, a crash or a forgery."""
         config = self.pool.config
@@ -445,14 +460,15 @@ class _Slot(threading.Thread):
             if message is not None:
                 return message
             if watch.used > config.timeout_s:
-                self._kill_child_and_wait(watch)
+                tail = self._stacks_then_kill(watch)
                 raise _Stop(invalid("timeout", f"The candidate ran past the {config.timeout_s:g} s limit and was "
                                                "stopped", [Check("timeout", False, f"{watch.used:.1f} s")],
-                                    env=zygote.env))
+                                    log_tail=tail, env=zygote.env))
             if now > watch.task_deadline:
-                self._kill_child_and_wait(watch)
+                tail = self._stacks_then_kill(watch)
                 raise _Stop(error("internal", f"Judging took over {config.task_timeout_s:g} s in all (loading the "
-                                              "task, its baselines and the candidate's trials)", env=zygote.env))
+                                              "task, its baselines and the candidate's trials)", log_tail=tail,
+                                  env=zygote.env))
             rss = _rss_mb(self.child) if self.child else 0.0
             if rss > config.memory_limit_mb:
                 self._kill_child_and_wait(watch)

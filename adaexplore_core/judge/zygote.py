@@ -8,6 +8,7 @@ sends its verdict and exits; the zygote reports the child's pid when it starts a
 """
 from __future__ import annotations
 
+import faulthandler
 import os
 import shutil
 import signal
@@ -99,6 +100,7 @@ def main() -> int:
             try:
                 os.setpgid(0, 0)                       # the pool kills the candidate with all it started
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)   # stacks on a timeout
                 _child(channel, request, device, folder, counter, env, exec_paths)
             except SystemExit as e:
                 code = e.code if isinstance(e.code, int) else 1

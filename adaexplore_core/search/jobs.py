@@ -53,9 +53,17 @@ def make_proposer(settings: ProposerSettings | str, devices: tuple[str, ...] = (
     raise SearchError(f"unknown proposer {settings.name!r}; available: {', '.join(PROPOSERS)}")
 
 
+GPU_WORKERS = 3   # per GPU: two compile and check while one times (H200, level-2 sizes: 18.9 judged/min with 2,
+                  # 20.4 with 3, 22.1 with 4; docs/benchmarks.md); each takes 0.3 of the GPU's memory, and a task
+                  # out of memory in its share is judged again with the whole GPU
+CPU_WORKERS = 2
+
+
 def judge_config(devices: tuple[str, ...], timeout_s: float = 180.0, allow_tf32: bool = False) -> JudgeConfig:
-    """Two workers per GPU (one compiles and checks while the other times) and two on the CPU."""
-    return JudgeConfig(devices=devices, workers_per_device=2, timeout_s=timeout_s, allow_tf32=allow_tf32)
+    """The search's judge: GPU_WORKERS per GPU, CPU_WORKERS on the CPU (interpreter, no timing)."""
+    gpu = any(d.startswith("cuda") for d in devices)
+    return JudgeConfig(devices=devices, workers_per_device=GPU_WORKERS if gpu else CPU_WORKERS, timeout_s=timeout_s,
+                       allow_tf32=allow_tf32)
 
 
 class Progress:
