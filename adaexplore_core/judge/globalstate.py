@@ -2,9 +2,10 @@
 
 A candidate must not change what the reference computes or how it is timed: the default dtype and device,
 grad and inference mode, autocast, precision and determinism flags, active function or dispatch modes, global
-module hooks, and the functions of torch, ``torch.nn.functional``, ``torch.Tensor``, ``torch.cuda``, the methods
-of ``torch.nn``'s module classes and the judge's own modules (a replaced function counts). Each candidate runs in a fresh process, so a change cannot
-reach another candidate; this check makes it an invalid verdict instead of a silently different reference.
+module hooks, and the functions of torch, ``torch.nn.functional``, ``torch.Tensor`` and ``nn.Parameter``,
+``torch.cuda``, the methods of ``torch.nn``'s module classes and the judge's own modules (a replaced or added
+function counts). Each candidate runs in a fresh process, so a change cannot reach another candidate; this
+check makes it an invalid verdict instead of a silently different reference.
 """
 from __future__ import annotations
 
@@ -54,13 +55,21 @@ def _functions() -> dict[str, int]:
         for attr, value in list(vars(namespace).items()):
             if callable(value):
                 ids[f"{name}.{attr}"] = id(value)
-    for attr, value in list(vars(torch.Tensor).items()):
-        ids[f"torch.Tensor.{attr}"] = id(value)
+    for cls in _tensor_classes():                      # torch.Tensor.add_, nn.Parameter.copy_ (once set), ...
+        for attr, value in list(vars(cls).items()):
+            ids[f"{'torch' if cls is torch.Tensor else 'torch.nn'}.{cls.__name__}.{attr}"] = id(value)
     for cls in _module_classes():                      # nn.Module.parameters, nn.Linear.forward, ...
         for attr, value in list(vars(cls).items()):
             if callable(value) or isinstance(value, (staticmethod, classmethod, property)):
                 ids[f"torch.nn.{cls.__name__}.{attr}"] = id(value)
     return ids
+
+
+def _tensor_classes() -> list[type]:
+    """torch.Tensor and torch.nn.parameter's subclasses of it (Parameter, Buffer, the uninitialised ones): a
+    method set on Parameter reaches every weight the judge writes to."""
+    import torch.nn.parameter as parameter
+    return [torch.Tensor] + [v for v in vars(parameter).values() if isinstance(v, type) and issubclass(v, torch.Tensor)]
 
 
 def _module_classes() -> list[type]:

@@ -1,5 +1,4 @@
 # expect: verdict=invalid stage=correctness check=global_state reason~"global state"
-# xfail: judge bug: the global-state snapshot does not cover torch.nn.Parameter's methods (it is neither torch.Tensor nor an nn.Module class): Parameter.copy_ made a no-op (the guard allows the unbound method) turns the randomised-weights trial into a no-op for the reference
 # isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
 """Patch the judge's randomisation: torch.nn.Parameter.copy_ replaced (an unbound method of ModelNew, called with
 nn.Parameter as self) by a no-op. Trials that set "every parameter to random values" with param.copy_(...) now

@@ -1,5 +1,5 @@
 # expect: verdict=invalid stage=correctness check=triton_launched reason~"launched no Triton kernel"
-# xfail: judge bug: a Triton kernel that only copies PyTorch's result counts as the candidate's computation: it completes on a full grid and the output depends on it, so the skip-every-launch ablation passes too; nothing ties the values to Triton arithmetic
+# xfail: known limitation (README, "What the judge checks"): a Triton kernel that only copies PyTorch's result counts as the candidate's computation: it completes on a full grid and the output depends on it, so the skip-every-launch ablation passes too; nothing ties the values to Triton arithmetic
 """Hidden fallback with nothing hidden from the checks: PyTorch computes relu(2x + 1) on the device; a Triton kernel
 copies the result into the output. The launch is real, completes, has a full grid and writes the output: no check
 of the contract tells this from a kernel that computes.

@@ -1,5 +1,5 @@
 # expect: verdict=invalid stage=correctness check=triton_launched reason~"launched no Triton kernel"
-# xfail: judge bug: a Triton kernel that only stores a 1.0 flag the output is multiplied by passes the skip-every-launch ablation (the output changes without it) while PyTorch does all the work
+# xfail: known limitation (README, "What the judge checks"): a Triton kernel that only stores a 1.0 flag the output is multiplied by passes the skip-every-launch ablation (the output changes without it) while PyTorch does all the work
 """Hidden fallback that survives a trial with every Triton launch skipped: PyTorch computes the answer; the only
 Triton kernel writes 1.0 into a one-element flag that the output is multiplied by. With launches skipped the flag
 stays 0 and the output changes, so the kernel "matters", yet it computes nothing.
