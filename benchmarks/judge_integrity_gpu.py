@@ -8,6 +8,7 @@
 2. spread: one sub-millisecond two-kernel candidate (residual add + RMSNorm, 16384 x 4096 fp32) judged 5 times. Goal: candidate time spread (max - min) / median <= 3 %.
 3. throughput: passthrough candidates of two level-2 problems on a warm pool (of 2, or --throughput-workers, per GPU). Goal: >= 20 per minute per GPU.
 4. sandbox: escape candidates judged with the static guard off on the GPU; none may create its marker file.
+5. memory: level-1 problems with 7.5-8.6 GB inputs on a pool of 3 workers per GPU (the whole-GPU retry).
 """
 from __future__ import annotations
 
@@ -136,6 +137,25 @@ def throughput(pool: JudgePool, kb: Path, results: dict, save) -> None:
     save()
 
 
+def memory(pool: JudgePool, kb: Path, results: dict, save) -> None:
+    """Level-1 problems with 7.5-8.6 GB inputs, judged in a share of the GPU: out of memory there, each must be
+    judged again with the whole GPU (the pool records which tasks needed it)."""
+    proposer = BuiltinProposer()
+    rows = results["memory"] = {"workers_per_gpu": pool.config.workers_per_device, "problems": {}}
+    for name in ("35_GroupNorm_.py", "37_FrobeniusNorm_.py", "39_L2Norm_.py"):
+        spec = TaskSpec.parse(str(kb / "level1" / name))
+        try:
+            proposal = proposer.initial(ProposalRequest(task=spec), 1)[0]
+        except (ProposalError, IndexError) as e:
+            rows["problems"][name] = {"skipped": str(e)}
+            continue
+        v = pool.judge(spec, proposal.source)
+        rows["problems"][name] = {"verdict": v.verdict, "stage": v.stage, "reason": v.reason[:300],
+                                  "seconds": v.seconds, "whole_gpu": spec.key() in pool._whole_gpu}
+        print(name, json.dumps(rows["problems"][name]), flush=True)
+        save()
+
+
 ESCAPES = {
     "write_outside": "open('/tmp/adaexplore_gpu_escape_write', 'w').write('x')",
     "exec_shell": "__import__('os').system('touch /tmp/adaexplore_gpu_escape_exec')",
@@ -188,6 +208,9 @@ def main() -> int:
 
     if "sandbox" in args.parts:
         sandbox(kb, args.device, results, save)
+    if "memory" in args.parts:
+        with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=3)) as pool:
+            memory(pool, kb, results, save)
     if "throughput" in args.parts:
         for workers in args.throughput_workers:
             with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=workers)) as pool:

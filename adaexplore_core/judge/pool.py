@@ -524,9 +524,24 @@ class _Slot(threading.Thread):
                 watch.pause(False)
                 return message
             if message.get("type") in ("verdict", "exited"):
-                raise _Stop(invalid("runtime", "The candidate stopped answering while it was timed",
-                                    [Check("timed_outputs", False, "no samples: the candidate's process ended")],
-                                    env=self.zygote.env))
+                raise _Stop(self._ended_while_timed(request, watch, message))
+
+    def _ended_while_timed(self, request: JudgeRequest, watch: _Watch, message: dict[str, Any]) -> Verdict:
+        """The candidate's own verdict when it stopped during timing (a timed call's output was wrong, it ran
+        out of memory), read to the end of its process so no message is left for the next candidate."""
+        assert self.zygote is not None
+        verdict = invalid("runtime", "The candidate stopped answering while it was timed",
+                          [Check("timed_outputs", False, "no samples: the candidate's process ended")],
+                          env=self.zygote.env)
+        if message.get("type") == "verdict" and message.get("nonce") == request.nonce \
+                and message.get("id") == request.id:
+            own = Verdict.from_dict(message["verdict"])
+            verdict = verdict if own.ok else own            # a pass before timing ended is no pass
+        if message.get("type") == "exited":
+            self.child = None
+        else:
+            self._kill_child_and_wait(watch)
+        return verdict
 
     def _time(self, request: JudgeRequest, watch: _Watch) -> Timing | Verdict:
         """Timing rounds, each the candidate beside eager and torch.compile, with the GPU held alone."""

@@ -257,6 +257,7 @@ class Judging:
         try:
             yield
         finally:
+            torch.cuda.empty_cache()         # while it waits, the process holds only live tensors
             self.channel.send(type="release")
 
     def acquire(self, exclusive: bool) -> None:
@@ -551,6 +552,7 @@ class Judging:
         sets = [sample] + [task.make_inputs(self.seed(), self.device) for _ in range(input_set_count(sample) - 1)]
         fresh = FreshInputs(sets, self.seed())
         forward = _timed(candidate)
+        torch.cuda.empty_cache()             # room for the baseline process, which runs between our rounds
         self.channel.send(type="time")
         checked = 0
         while True:

@@ -21,6 +21,9 @@ from . import sandbox
 from .protocol import JudgeRequest
 from .verdict import error
 
+WHOLE_GPU_FRACTION = 0.7   # a task that needs "the whole GPU": all but room for the baseline process beside it
+                           # (at 0.9 the baseline of a 7.5 GB level-1 task ran out of memory on the H200)
+
 
 def _exit_description(status: int) -> str:
     if os.WIFSIGNALED(status):
@@ -62,7 +65,8 @@ def _child(channel: Any, request: JudgeRequest, device: str, folder: Path, count
             return
     if device.startswith("cuda"):
         whole = bool(request.options.get("whole_gpu"))
-        worker.use_gpu(device, 0.9 if whole else float(os.environ.get("ADAEXPLORE_GPU_MEMORY_FRACTION", "0.45")))
+        share = WHOLE_GPU_FRACTION if whole else float(os.environ.get("ADAEXPLORE_GPU_MEMORY_FRACTION", "0.45"))
+        worker.use_gpu(device, share)
         env.update(worker.gpu_environment(device))
     verdict = worker.judge(channel, request, counter, folder, env)
     channel.send(type="verdict", id=request.id, nonce=request.nonce, verdict=verdict.to_dict())
