@@ -183,11 +183,13 @@ def mutated(inputs: list[Any], before: list[Any]) -> list[int]:
 
 
 def aliased_outputs(outputs: list[torch.Tensor], inputs: list[Any]) -> set[int]:
-    """Indices of outputs that share storage with any tensor input."""
-    input_storages = {x.untyped_storage().data_ptr() for x in inputs
-                      if isinstance(x, torch.Tensor) and x.numel() > 0}
-    return {i for i, o in enumerate(outputs)
-            if o.numel() > 0 and o.untyped_storage().data_ptr() in input_storages}
+    """Indices of outputs that share storage with any tensor input (strided tensors only: a sparse output has
+    no storage, and fails the plain-tensor check instead)."""
+    def strided(x: Any) -> bool:
+        return isinstance(x, torch.Tensor) and x.layout == torch.strided and x.numel() > 0
+
+    input_storages = {x.untyped_storage().data_ptr() for x in inputs if strided(x)}
+    return {i for i, o in enumerate(outputs) if strided(o) and o.untyped_storage().data_ptr() in input_storages}
 
 
 def _programs(grid: Any) -> int:

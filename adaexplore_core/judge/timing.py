@@ -43,7 +43,7 @@ class Measurement:
 
 def input_set_count(inputs: list[Any]) -> int:
     """How many base input sets to rotate: three unless one set is large (then they cannot sit in L2 anyway)."""
-    size = sum(x.numel() * x.element_size() for x in inputs if isinstance(x, torch.Tensor))
+    size = _bytes(inputs)
     if size > 4 << 30:
         return 1
     return 2 if size > 1 << 30 else 3
@@ -110,11 +110,25 @@ def measure(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
         count = int(min(config.max_iterations, max(config.min_iterations, config.budget_ms / per_call)))
         rng = random.Random(fresh.rng.getrandbits(62))
         count += rng.randrange(count // 4 + 1)          # the last call cannot be predicted from the budget
-        picks = set(rng.sample(range(count), min(count, config.checked_calls))) if check else set()
-        return _time_calls(fn, fresh, device, count, picks, keep_last=RETAINED if check else 0)
+        keep_last, checked = retention(fresh.base_sets[0], config)
+        picks = set(rng.sample(range(count), min(count, checked))) if check else set()
+        return _time_calls(fn, fresh, device, count, picks, keep_last=keep_last if check else 0)
 
 
 RETAINED = 2   # every checked measurement keeps each call's inputs and output alive for this many calls
+LARGE_INPUT_BYTES = 2 << 30   # above this, one call is retained and one checked per measurement (memory: a
+                              # 8.6 GB level-1 task ran out of an H200's 0.7 while timed with two of each)
+
+
+def retention(inputs: list[Any], config: TimingConfig = TimingConfig()) -> tuple[int, int]:
+    """(calls whose inputs and output stay alive, calls checked) per checked measurement of these inputs."""
+    if _bytes(inputs) > LARGE_INPUT_BYTES:
+        return 1, 1
+    return RETAINED, config.checked_calls
+
+
+def _bytes(inputs: list[Any]) -> int:
+    return sum(x.numel() * x.element_size() for x in inputs if isinstance(x, torch.Tensor))
 
 
 def _time_calls(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device, count: int,

@@ -342,6 +342,8 @@ class Judging:
         usual range) is skipped when the reference itself gives no finite output or raises there."""
         ref_in = inputs.values
         label = inputs.label
+        if normal:
+            self.last_inputs = []          # replaced at the end; not held beside this trial's copies (memory)
         originals = snapshot(ref_in)
         buffers = BufferStates(reference, candidate)
         cand_in = inputs.candidate_values or [c if c is not None else x for c, x in zip(snapshot(ref_in), ref_in)]
@@ -384,11 +386,21 @@ class Judging:
             raise self.fail("correctness", "triton_launched", f"{label}: no Triton kernel launched",
                             "The candidate's forward launched no Triton kernel (none that completed with a "
                             "non-empty grid): it must compute with its own Triton kernels, not only with PyTorch")
+        # what the candidate did to its inputs, read now so that its copy of them can be freed before a
+        # float64 evaluation (memory); reported after the outputs, in this order
+        ref_changed, cand_changed = mutated(ref_in, originals), mutated(cand_in, originals)
+        mutated_differently = bool(ref_changed) and compare_outputs(
+            [x for x in ref_in if isinstance(x, torch.Tensor)], [x for x in cand_in if isinstance(x, torch.Tensor)],
+            self.tolerance) is not None
+        cand_alias = aliased_outputs(cand_out, cand_in) - aliased_outputs(ref_out, ref_in)
+        if inputs.candidate_values is None:
+            cand_in = []
         exact = None
         mismatch = compare_outputs(ref_out, cand_out, self.tolerance, atol_scale=inputs.atol_scale)
         if mismatch is not None and mismatch.name == "values":
             exact = self._exact_reference(reference, originals, ref_in, buffers)
             mismatch = compare_outputs(ref_out, cand_out, self.tolerance, exact, atol_scale=inputs.atol_scale)
+        del exact
         if mismatch is not None:
             mismatch.detail = f"{label}: {mismatch.detail}"
             if check is not None and mismatch.name in ("values", "finite"):
@@ -399,20 +411,14 @@ class Judging:
             raise Failed(invalid(
                 "correctness", f"Output differs from the reference in the {label} ({mismatch.detail})",
                 self.checks + [mismatch]))
-        ref_changed, cand_changed = mutated(ref_in, originals), mutated(cand_in, originals)
         if cand_changed and not ref_changed:
             raise self.fail("correctness", "inputs_unchanged", f"{label}: input(s) {cand_changed} modified",
                             f"The candidate modified its input(s) {cand_changed}; the reference does not")
-        if ref_changed:
-            ref_inputs = [x for x in ref_in if isinstance(x, torch.Tensor)]
-            cand_inputs = [x for x in cand_in if isinstance(x, torch.Tensor)]
-            if compare_outputs(ref_inputs, cand_inputs, self.tolerance) is not None:
-                raise self.fail("correctness", "inputs_unchanged", f"{label}: inputs mutated differently",
-                                "The reference modifies its inputs in place and the candidate does not do "
-                                "the same")
+        if mutated_differently:
+            raise self.fail("correctness", "inputs_unchanged", f"{label}: inputs mutated differently",
+                            "The reference modifies its inputs in place and the candidate does not do "
+                            "the same")
         self.check_state(buffers, label)
-        allowed = aliased_outputs(ref_out, ref_in)
-        cand_alias = aliased_outputs(cand_out, cand_in) - allowed
         if cand_alias:
             raise self.fail("correctness", "no_aliasing", f"{label}: output(s) {sorted(cand_alias)} share memory "
                                                           "with an input",

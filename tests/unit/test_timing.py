@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from adaexplore_core.judge import timing
 from adaexplore_core.judge.timing import input_set_count, quartiles
 
 GIB = 1 << 30
@@ -73,3 +74,13 @@ def test_input_set_count_uses_element_size():
 
 def test_input_set_count_no_inputs():
     assert input_set_count([]) == 3
+
+
+def test_large_inputs_keep_fewer_copies_while_timed():
+    """Above LARGE_INPUT_BYTES one call is retained and one checked (an 8.6 GB task ran out of the GPU with
+    two of each); smaller inputs keep the ring of two and the configured checks. Meta tensors: no memory."""
+    small = [torch.empty(1024, 1024, device="meta")]
+    large = [torch.empty(timing.LARGE_INPUT_BYTES // 4 + 1, device="meta")]
+    assert timing.retention(small) == (timing.RETAINED, timing.TimingConfig().checked_calls)
+    assert timing.retention(large) == (1, 1)
+    assert timing.retention([3, torch.empty(4, device="meta")]) == (timing.RETAINED, timing.TimingConfig().checked_calls)
