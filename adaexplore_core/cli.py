@@ -83,7 +83,8 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     try:
         task = TaskSpec.parse(args.reference)
         devices = resolve_devices(args.device)
-        proposals = BuiltinProposer().initial(ProposalRequest(task=task, seed=args.seed), args.n * 2)
+        device_type = "cuda" if any(d.startswith("cuda") for d in devices) else "cpu"
+        proposals = BuiltinProposer(device_type).initial(ProposalRequest(task=task, seed=args.seed), args.n * 2)
     except (TaskError, DeviceError, ProposalError) as e:
         print(f"adaexplore propose: {e}", file=sys.stderr)
         return 2

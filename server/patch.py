@@ -14,6 +14,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import Iterator
 
+from adaexplore_core import envelope_text
+
 from . import analysis
 from .analysis import ModuleClass, Position
 
@@ -160,8 +162,10 @@ def build_edits(text: str, module: ModuleClass, best: str, encoding: str = "utf-
     for name, segment in definitions:
         if name == "ModelNew":
             segment = _rename(segment, "ModelNew", module.name)
+            declared = envelope_text.declared(best)          # before the class is renamed
+            scope = f"# {envelope_text.summary(declared)}\n" if declared else ""
             added.append(f"# AdaExplore: the Triton version of {module.name}; the original is {old_name} above.\n"
-                         + segment)
+                         + scope + segment)
         elif set(name.split(",")) <= taken:
             continue                                   # copied from the document: already there
         else:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from adaexplore_core import envelope_text
 from adaexplore_core.jsonstore import default_cache_dir
 from adaexplore_core.search.explore import headline as report_headline
 from lsprotocol import types
@@ -443,6 +444,9 @@ def hover_markdown(result: dict[str, Any], state: str, module: ModuleClass, stal
         passed = sum(1 for c in checks if c.get("passed"))
         lines.append(f"\nChecks passed: {passed}/{len(checks)} ("
                      + ", ".join(c["name"] for c in checks if c.get("passed")) + ")")
+    envelope = envelope_text.validated(best.get("envelope"))
+    if envelope:
+        lines.append("\n**Validated envelope**\n\n" + "\n".join(f"- {line}" for line in envelope))
     compatible = best.get("checkpoint_compatible")
     if compatible is not None:
         lines.append(f"\nCheckpoint-compatible (same state_dict keys): {'yes' if compatible else 'no'}")

@@ -57,7 +57,7 @@ TORCH_OPS = _names("""
     grid_sampler_3d group_norm gru gru_cell gt hamming_window hann_window hardshrink heaviside
     hinge_embedding_loss histc histogram histogramdd hsmm hsplit hspmm hstack hypot i0 i0_ igamma igammac imag
     index_add index_copy index_fill index_put index_put_ index_reduce index_select indices_copy inner
-    instance_norm int_repr inverse is_complex is_conj is_distributed is_floating_point is_inference is_neg
+    instance_norm int_repr inverse is_complex is_conj is_distributed is_floating_point is_grad_enabled is_inference is_neg
     is_nonzero is_same_size is_signed is_tensor isclose isfinite isin isinf isnan isneginf isposinf isreal istft
     kaiser_window kl_div kron kthvalue layer_norm lcm lcm_ ldexp ldexp_ le lerp less less_equal lgamma linspace
     lobpcg log log10 log10_ log1p log1p_ log2 log2_ log_ log_softmax logaddexp logaddexp2 logcumsumexp logdet
@@ -370,7 +370,7 @@ REFUSED: dict[str, str] = {
     "torch.set_grad_enabled": _SETTINGS + " (use 'with torch.no_grad():' instead)",
     **dict.fromkeys(["torch.set_*", "torch.use_deterministic_algorithms", "torch.are_deterministic_algorithms_enabled",
                      "torch.is_deterministic_algorithms_warn_only_enabled", "torch.get_deterministic_debug_mode",
-                     "torch.is_warn_always_enabled", "torch.is_grad_enabled", "torch.is_inference_mode_enabled",
+                     "torch.is_warn_always_enabled", "torch.is_inference_mode_enabled",
                      "torch.get_num_threads", "torch.get_num_interop_threads", "torch.init_num_threads",
                      "torch.get_default_device", "torch.is_anomaly*"], _SETTINGS),
     "torch.backends": "torch.backends holds global flags (TF32, cuDNN algorithms) that change the reference's "

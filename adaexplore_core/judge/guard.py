@@ -29,8 +29,9 @@ Rules:
   ``getattr(torch, name)`` with a computed name are refused, so every use of a module is resolved
   statically (``getattr(torch, "os")`` with a constant name counts as ``torch.os``). ``torch.cuda.synchronize``
   is allowed (it can only slow the candidate), and so is ``with torch.cuda.device(x.device):``; streams,
-  events, ``current_stream``, graphs, the allocator, the RNG and global settings are not (their getters neither,
-  such as ``is_grad_enabled``: a candidate could tell the judge's phases apart). ``torch.ops`` and
+  events, ``current_stream``, graphs, the allocator, the RNG and global settings are not (their getters neither:
+  a candidate could tell the judge's phases apart), except ``torch.is_grad_enabled``, which a patch needs to fall
+  back to the original forward when autograd is on (the judge's gradient trial runs with it on). ``torch.ops`` and
   ``torch.library`` are refused (they reach library operators around the allowlist).
 - Names. A loaded name must resolve (Python's scoping: local, enclosing function, module) to a definition of
   the file, to an import, or to a builtin on ``allowlist.BUILTINS``; refused builtins (exec, eval, compile,

@@ -302,7 +302,7 @@ def write_outputs(search: Search, result: SearchResult) -> dict[str, Any]:
         report["best"] = {**_verdict_summary(best), "timed": speedup_of(v) is not None, "timing": v.get("timing"),
                           "retimed": bool(v.get("retimed")), "first_timing": v.get("first_timing"),
                           "checks": v.get("checks"), "checkpoint_compatible": v.get("checkpoint_compatible"),
-                          "env": v.get("env"), "file": str(best_path)}
+                          "env": v.get("env"), "envelope": v.get("envelope"), "file": str(best_path)}
         _write_atomic(best_path, best.source)
     elif best_path.exists():
         best_path.unlink()                      # a stale winner from another run must not be shown

@@ -36,8 +36,9 @@ def make_proposer(settings: ProposerSettings | str, devices: tuple[str, ...] = (
     if isinstance(settings, str):
         settings = ProposerSettings(name=settings)
     from ..proposers.builtin.proposer import BuiltinProposer
+    device_type = None if not devices else "cuda" if any(d.startswith("cuda") for d in devices) else "cpu"
     if settings.name == "builtin":
-        return BuiltinProposer()
+        return BuiltinProposer(device_type)
     if settings.name == "llm":
         from ..proposers.llm.client import LLMClient, LLMConfig, LLMError
         from ..proposers.llm.proposer import LLMProposer, SeededProposer
@@ -49,7 +50,7 @@ def make_proposer(settings: ProposerSettings | str, devices: tuple[str, ...] = (
             raise SearchError(str(e)) from e
         hardware = "an NVIDIA GPU" if any(d.startswith("cuda") for d in devices) else \
             "the CPU (Triton interpreter: correctness only, no timing)"
-        return SeededProposer(BuiltinProposer(), LLMProposer(client, hardware), seeds=settings.seeds)
+        return SeededProposer(BuiltinProposer(device_type), LLMProposer(client, hardware), seeds=settings.seeds)
     raise SearchError(f"unknown proposer {settings.name!r}; available: {', '.join(PROPOSERS)}")
 
 

@@ -208,7 +208,7 @@ def test_generated_source_is_readable(path: Path, proposed):
             assert callers and all(c.startswith(owner) for c in callers), (helper, callers)
         launchers = {name: _launched(fn) & jit for name, fn in functions.items() if _launched(fn) & jit}
         forward = next(n for n in ast.walk(ast.parse(proposal.source))
-                       if isinstance(n, ast.FunctionDef) and n.name == "forward")
+                       if isinstance(n, ast.FunctionDef) and n.name == "_triton_forward")
         called = {n.func.id for n in ast.walk(forward) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
         assert len(launchers) == _kernel_count(proposal.description), shown(proposal)
         assert set(launchers) <= called, f"launchers never called: {set(launchers) - called}\n{shown(proposal)}"

@@ -471,3 +471,84 @@ async def test_an_unsaved_untitled_document_can_be_optimized(client: LanguageCli
     applied = await run_command(client, "adaexplore.apply", uri, "Scale")
     assert applied.get("applied") is True, applied
     assert list(client.recorder.edits[-1].edit.changes) == [uri]
+
+
+TRAINABLE = textwrap.dedent('''\
+    import torch
+    import torch.nn as nn
+
+
+    class Head(nn.Module):
+        """A linear layer, a learned shift and GELU."""
+
+        def __init__(self, features: int, out: int):
+            super().__init__()
+            self.linear = nn.Linear(features, out)
+            self.shift = nn.Parameter(torch.zeros(out))
+
+        def forward(self, x):
+            return torch.nn.functional.gelu(self.linear(x) + self.shift)
+
+
+    def get_inputs():
+        return [torch.randn(8, 32)]
+
+
+    def get_init_inputs():
+        return [32, 16]
+''')
+
+TRAIN_THREE_STEPS = textwrap.dedent('''\
+    import torch, patched_head as m
+
+    def losses(cls):
+        torch.manual_seed(0)
+        model = cls(32, 16)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        torch.manual_seed(1)
+        data = [(torch.randn(8, 32), torch.randn(8, 16)) for _ in range(3)]
+        out = []
+        for x, y in data:
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            out.append(loss.item())
+        return out, model
+
+    patched, new = losses(m.Head)
+    original, old = losses(m.HeadReference)
+    assert patched == original, (patched, original)
+    assert all(p.grad is not None for p in new.parameters())
+    for p, q in zip(new.parameters(), old.parameters()):
+        assert torch.equal(p, q)
+    calls = []
+    triton_forward = new._triton_forward
+    new._triton_forward = lambda *a: calls.append(1) or triton_forward(*a)
+    with torch.no_grad():
+        x = torch.randn(5, 32)                    # another batch size: the Triton path, the same result
+        torch.testing.assert_close(new(x), old(x))
+    assert calls == [1], calls
+    print("ok", patched)
+''')
+
+
+@pytest.mark.asyncio
+async def test_apply_then_train_three_steps_like_the_original(client: LanguageClient, tmp_path):
+    """After Apply, the user's training loop learns exactly as before: 3 SGD steps with the same seeds give the
+    same losses and weights as the original class (training calls take the original forward), and an
+    inference call of another batch size takes the Triton path and matches. The patch states its envelope."""
+    uri = open_document(client, tmp_path / "head.py", TRAINABLE)
+    job = await run_command(client, "adaexplore.optimize", uri, "Head")
+    finished = await wait_for_job(client, job["id"])
+    assert finished["state"] == "done", finished
+    applied = await run_command(client, "adaexplore.apply", uri, "Head")
+    assert applied == {"applied": True, "reference_class": "HeadReference"}, applied
+    new_text = apply_text_edits(TRAINABLE, edits_of(client.recorder.edits[-1], uri))
+    assert "# Triton path: cpu float32 inputs (B, 32), train and eval, no autograd; every other call runs the " \
+           "original forward." in new_text
+    (tmp_path / "patched_head.py").write_text(new_text)
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", TRAIN_THREE_STEPS], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("ok"), done.stderr[-3000:]

@@ -2,8 +2,9 @@
 ``<Class>Reference``; kernels, launchers and the new class (best.py's ModelNew, renamed) follow it; imports
 are added once; what the document already defines is not duplicated; no line of the user's code is lost.
 
-tests/data/server/best_scale.py is a real best.py: ``adaexplore propose
-tests/data/server/scale_document.py::Scale --n 1 --device cpu`` (built-in proposer)."""
+tests/data/server/best_scale.py is a real best.py of the built-in proposer: ``generate(capture(spec),
+make_plan(...), device_type="cpu")`` for ``tests/data/server/scale_document.py::Scale`` (``adaexplore propose``
+refuses it since the guard checks names: the document's Wrapper, copied along, uses Scale)."""
 from __future__ import annotations
 
 import ast
@@ -121,6 +122,13 @@ def scale_patched() -> str:
     return patched(DOCUMENT, "Scale", BEST)
 
 
+def test_the_patch_states_its_envelope_above_the_class(scale_patched):
+    lines = scale_patched.splitlines()
+    at = lines.index("class Scale(nn.Module):")
+    assert lines[at - 1] == ("# Triton path: cpu float32 inputs (B, 16), train and eval, no autograd; every other "
+                             "call runs the original forward."), lines[at - 2: at + 1]
+
+
 def test_patched_text_parses(scale_patched):
     ast.parse(scale_patched)
     assert analysis.syntax_error(scale_patched) == ""
@@ -155,6 +163,7 @@ def test_layout_of_the_patched_document(scale_patched):
         ("FunctionDef", "inner_sizes"),
         ("FunctionDef", "mul_add_gelu_0_kernel"),
         ("FunctionDef", "mul_add_gelu_0"),
+        ("FunctionDef", "in_envelope"),       # the check that sends every other call to the original forward
         ("ClassDef", "Scale"),                # SCALE, helper and Wrapper are the document's: not duplicated
         ("ClassDef", "Wrapper"),
         ("FunctionDef", "get_inputs"),
@@ -192,7 +201,13 @@ def test_patched_module_runs(tmp_path, scale_patched):
             new.shift.normal_()
         ref.load_state_dict(new.state_dict())
         x = torch.randn(4, 16)
-        torch.testing.assert_close(new(x), ref(x))
+        torch.testing.assert_close(new(x), ref(x))                 # grad mode: the original forward
+        calls = []
+        triton_forward = new._triton_forward
+        new._triton_forward = lambda *a: calls.append(1) or triton_forward(*a)
+        with torch.no_grad():
+            torch.testing.assert_close(new(x), ref(x))             # inference: the Triton path
+        assert calls == [1]
         assert type(m.Wrapper().inner) is m.Scale and m.Scale is not m.ScaleReference
         print("ok")
     ''')

@@ -2,20 +2,25 @@
 
 The file keeps the reference's imports, module-level constants, helper classes and the reference class's
 constructor (renamed ModelNew, so parameter names, ``state_dict`` keys and checkpoints stay the same), and
-replaces ``forward`` with straight-line code: PyTorch calls for what stays in torch, and a launcher per
-Triton kernel. Kernels read every size at run time; an assumption about shapes is asserted.
+adds ``_triton_forward``: straight-line code, PyTorch calls for what stays in torch and a launcher per Triton
+kernel. Kernels read every size at run time. ``forward`` takes the Triton path only for calls inside the
+envelope (``ENVELOPE``, envelope.py) and runs the reference's own forward, kept as ``_reference_forward``,
+for every other call: training, other dtypes, devices, ranks and sizes.
 """
 from __future__ import annotations
 
 import ast
+import pprint
 import textwrap
 from typing import Any
 
 import torch
 from torch import fx
 
+from ... import envelope_text
 from ..base import ProposalError
 from .capture import Captured, reference_class_node
+from . import envelope
 from .batchnorm import batch_norm_stats_kernel
 from .gemm import gemm_kernel
 from .loss import cross_entropy_kernel
@@ -57,21 +62,18 @@ def _call_args(node: fx.Node, skip_first: bool = False) -> str:
 class SourceWriter:
     """Builds the candidate file for one plan and kernel knobs."""
 
-    def __init__(self, captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]]) -> None:
+    def __init__(self, captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]],
+                 device_type: str = "cuda") -> None:
         self.captured = captured
         self.plan = plan
         self.knobs = knobs
+        self.device_type = device_type
         self.kernel_sources: list[str] = []
         self.needs_operator = False
 
     # forward
     def forward_lines(self) -> list[str]:
-        lines = [f"assert not {self_path(path)}.training, '{path} was captured in eval mode (running statistics); "
-                 "call .eval() on the model, or propose again from a training-mode reference'"
-                 for path in self.captured.eval_only]
-        lines += [f"assert {self_path(path)}.training, '{path} was captured in training mode (batch statistics); "
-                  "call .train() on the model, or propose again from an eval-mode reference'"
-                  for path in self.captured.train_only]
+        lines: list[str] = []        # the batch norms' train/eval mode is part of the envelope (envelope.py)
         for step in self.plan.steps:
             if isinstance(step, Kernel):
                 lines.append(self.kernel_call(step))
@@ -145,8 +147,14 @@ class SourceWriter:
         forward = self.forward_lines()
         placeholders = [n for n in self.captured.graph_module.graph.nodes if n.op == "placeholder"]
         params = ", ".join(["self"] + [p.name + (f"={render(p.args[0])}" if p.args else "") for p in placeholders])
-        forward_src = f"def forward({params}):\n" + textwrap.indent("\n".join(forward), "    ")
-        imports, body = self.module_without_reference(forward_src)
+        names = ", ".join(p.name for p in placeholders)
+        self.envelope = envelope.build(self.captured, self.device_type, placeholders)
+        dispatch_src = (f"def forward({params}):\n"
+                        f"    if in_envelope(self, [{names}], self.ENVELOPE):\n"
+                        f"        return self._triton_forward({names})\n"
+                        f"    return self._reference_forward({names})")
+        triton_src = f"def _triton_forward({params}):\n" + textwrap.indent("\n".join(forward), "    ")
+        imports, body = self.module_without_reference(dispatch_src + "\n\n" + triton_src)
         header = ["import torch", "import triton", "import triton.language as tl"]
         if self.needs_operator:
             header.append("import operator")
@@ -154,7 +162,7 @@ class SourceWriter:
         if any(k.kind == "pointwise" or (k.kind in ("reduction", "pool") and len(k.nodes) > 1)
                for k in self.plan.kernels):
             self.kernel_sources.insert(0, LAYOUT_HELPERS.strip())
-        kernels = "\n\n\n".join(self.kernel_sources)
+        kernels = "\n\n\n".join(self.kernel_sources + [envelope.CHECK_HELPER.strip()])
         return "\n".join(header) + f"\n\n\n{kernels}\n\n\n{body}\n"
 
     def module_without_reference(self, forward_src: str) -> tuple[list[str], str]:
@@ -190,20 +198,30 @@ class SourceWriter:
             if isinstance(node, ast.Name) and node.id == class_name:
                 node.id = "ModelNew"
         cls.name = "ModelNew"
-        cls.body = [n for n in cls.body if not (isinstance(n, ast.FunctionDef) and n.name == "forward")]
-        cls.body.append(ast.parse(forward_src).body[0])
+        original = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+        if original is None:
+            raise ProposalError(f"unsupported: {class_name} inherits its forward; the built-in proposer keeps the "
+                                "class's own forward as the patch's fallback")
+        original.name = "_reference_forward"       # the exact fallback: every call outside the envelope
+        cls.body.extend(ast.parse(forward_src).body)
         doc = ast.Expr(ast.Constant(f"{class_name} with its forward rewritten to Triton kernels by the AdaExplore "
-                                    "built-in proposer (same constructor, same state_dict)."))
+                                    "built-in proposer (same constructor, same state_dict). "
+                                    + envelope_text.summary(self.envelope)))
         if cls.body and isinstance(cls.body[0], ast.Expr) and isinstance(getattr(cls.body[0], "value", None),
                                                                           ast.Constant):
             cls.body[0] = doc
         else:
             cls.body.insert(0, doc)
-        return ast.unparse(ast.fix_missing_locations(cls))
+        text = ast.unparse(ast.fix_missing_locations(cls)).split("\n")
+        literal = "ENVELOPE = " + pprint.pformat(self.envelope, width=100, sort_dicts=False)
+        literal = textwrap.indent(literal, "    ") + "   # the calls the Triton path is for (envelope.py)"
+        return "\n".join(text[:2] + [literal] + text[2:])      # after the class line and its one-line docstring
 
 
-def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | None = None) -> str:
-    """The candidate source for ``plan`` with per-kernel ``knobs`` (kernel index -> knob values)."""
+def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | None = None,
+             device_type: str = "cuda") -> str:
+    """The candidate source for ``plan`` with per-kernel ``knobs`` (kernel index -> knob values), taking its
+    Triton path for tensors on ``device_type`` (envelope.py)."""
     if not plan.kernels:
         values = sorted({f"'{a.name}'" for op in plan.ops.values() if op.kind != "torch"
                          for a in op.tensor_args if isinstance(a, fx.Node) and tensor_meta(a) is None
@@ -220,7 +238,7 @@ def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | 
         raise ProposalError("unsupported: nothing to fuse; the module's ops (" + ", ".join(ops) + ") have no "
                             "Triton template in the built-in proposer yet")
     try:
-        return SourceWriter(captured, plan, knobs or {}).write()
+        return SourceWriter(captured, plan, knobs or {}, device_type).write()
     except SyntaxError as e:      # a construct the writer cannot express; never a raw traceback
         raise ProposalError(f"unsupported: the generated forward does not parse ({e.msg}); please report this "
                             "module") from e

@@ -10,6 +10,8 @@ import dataclasses
 import hashlib
 import random
 
+import torch
+
 from ...judge import guard
 from ..base import LARGE, Candidate, Proposal, ProposalError, ProposalRequest
 from .capture import Captured, capture
@@ -38,7 +40,10 @@ class BuiltinProposer:
 
     name = "builtin"
 
-    def __init__(self) -> None:
+    def __init__(self, device_type: str | None = None) -> None:
+        """``device_type``: where the candidates' Triton path runs ("cuda", or "cpu" for the interpreter);
+        by default "cuda" when torch sees a GPU, else "cpu". Calls on other devices run the original forward."""
+        self.device_type = device_type or ("cuda" if torch.cuda.is_available() else "cpu")
         self._captures: dict[tuple[str, str], Captured] = {}
         self._folded: dict[int, Captured | None] = {}      # by id of a capture held in self._captures
 
@@ -81,7 +86,7 @@ class BuiltinProposer:
         plans = self.plans(request)
         if not plans:
             captured = self.captured(request)
-            generate(captured, make_plan(captured.graph_module, captured.modules))   # raises the reason
+            generate(captured, make_plan(captured.graph_module, captured.modules), device_type=self.device_type)   # raises
         rng = random.Random(request.seed)
         parent = request.parent.meta.get("builtin") if request.parent else None
         if request.step == LARGE or parent is None:
@@ -90,7 +95,7 @@ class BuiltinProposer:
             graph, plan = fresh[0] if fresh else plans[rng.randrange(len(plans))]
             knobs: dict[int, dict[str, int]] = {} if fresh else _random_knobs(plan, rng)
             change = "default block sizes" if fresh else "random block sizes"
-            source = generate(graph, plan, knobs)
+            source = generate(graph, plan, knobs, self.device_type)
         else:
             options = PlanOptions.from_dict(parent["options"])
             graph = self.source_graph(request, options)
@@ -104,7 +109,7 @@ class BuiltinProposer:
                 else:
                     knobs = {k: dict(v) for k, v in base.items()}
                     change = _mutate_knob(plan, knobs, rng)
-                source = generate(graph, plan, knobs)
+                source = generate(graph, plan, knobs, self.device_type)
                 if source != request.parent.source:
                     break
                 plan = make_plan(graph.graph_module, graph.modules, options)

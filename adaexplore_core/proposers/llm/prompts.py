@@ -25,7 +25,13 @@ SYSTEM = (
     "module.name, never assign it or pass it around. Every candidate runs in a sandbox and is judged on fresh "
     "random inputs, on randomised weights, on inputs scaled x50 and shifted below zero, on random masks and on "
     "repeated calls, and timed against eager PyTorch and torch.compile with its outputs checked while timed: "
-    "kernels must read every weight, handle any values, and compute every call."
+    "kernels must read every weight, handle any values, and compute every call. The patch stays in the user's "
+    "program, so ModelNew must keep the reference's forward as _reference_forward, unchanged, and its forward "
+    "must call it (never assert) for every call the Triton path was not written for: autograd needed "
+    "(torch.is_grad_enabled() and an input or parameter requiring grad: the gradients are checked), another "
+    "dtype (bfloat16 is tried), another device (CPU tensors are tried on a GPU), another rank, or the other "
+    "train/eval mode where that changes the computation. Kernels take every size at run time (the judge tries "
+    "batch and sequence sizes x0.5, x2 and 7), so no size of the example may be written into the code."
 )
 MAX_SOURCE_CHARS = 12_000
 

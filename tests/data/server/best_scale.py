@@ -58,6 +58,44 @@ def mul_add_gelu_0(a0, a1):
     return out0.permute([order.index(d) for d in range(len(order))])
 
 
+def in_envelope(module, args, envelope):
+    """True for a call the Triton path was validated for (ENVELOPE); every other call runs the original forward."""
+    grad = torch.is_grad_enabled()
+    sizes = {}
+    for value, spec in zip(args, envelope['inputs']):
+        if 'sizes' not in spec:
+            if isinstance(value, torch.Tensor):
+                return False
+            continue
+        if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.dim() != len(spec['sizes']):
+            return False
+        if value.device.type not in envelope['device_types'] or str(value.dtype) != spec['dtype']:
+            return False
+        if grad and value.requires_grad:
+            return False
+        for size, want in zip(value.shape, spec['sizes']):
+            if isinstance(want, str):
+                if size < 2 or sizes.setdefault(want, size) != size:
+                    return False
+            elif size != want:
+                return False
+    for t in module.parameters():
+        if grad and t.requires_grad:
+            return False
+        if t.device.type not in envelope['device_types'] or str(t.dtype) not in envelope['parameter_dtypes']:
+            return False
+    for t in module.buffers():
+        if t.is_floating_point() and str(t.dtype) not in envelope['parameter_dtypes']:
+            return False
+    for path in envelope['eval_only']:
+        if module.get_submodule(path).training:
+            return False
+    for path in envelope['train_only']:
+        if not module.get_submodule(path).training:
+            return False
+    return True
+
+
 SCALE = 2.0
 
 
@@ -66,13 +104,27 @@ def helper(x):
 
 
 class ModelNew(nn.Module):
-    """Scale with its forward rewritten to Triton kernels by the AdaExplore built-in proposer (same constructor, same state_dict)."""
+    """Scale with its forward rewritten to Triton kernels by the AdaExplore built-in proposer (same constructor, same state_dict). Triton path: cpu float32 inputs (B, 16), train and eval, no autograd; every other call runs the original forward."""
+    ENVELOPE = {'device_types': ['cpu'],
+     'inputs': [{'dtype': 'torch.float32', 'sizes': ['B', 16]}],
+     'parameter_dtypes': ['torch.float32'],
+     'eval_only': [],
+     'train_only': [],
+     'autograd': False}   # the calls the Triton path is for (envelope.py)
 
     def __init__(self, features: int):
         super(ModelNew, self).__init__()
         self.shift = nn.Parameter(torch.zeros(features))
 
+    def _reference_forward(self, x):
+        return torch.nn.functional.gelu(x * SCALE + self.shift)
+
     def forward(self, x):
+        if in_envelope(self, [x], self.ENVELOPE):
+            return self._triton_forward(x)
+        return self._reference_forward(x)
+
+    def _triton_forward(self, x):
         shift = self.shift
         gelu = mul_add_gelu_0(x, shift)
         return gelu

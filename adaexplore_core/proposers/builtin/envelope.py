@@ -1,0 +1,156 @@
+"""The envelope of a generated ModelNew: the calls its Triton path was built (and is validated) for.
+
+Every other call runs the reference's own forward, kept in the class as ``_reference_forward``: autograd
+needed (grad mode on and an input or parameter requiring grad), other devices or dtypes, sparse tensors,
+other ranks, other sizes than the free ones, a batch norm in the other train/eval mode than captured.
+
+Free sizes: "B", dim 0 of the first tensor input (and of every input whose dim 0 has that size), and "S",
+dim 1 of the first tensor input of rank >= 3 (likewise). A symbol is free when the traced graph keeps the
+same ranks, dtypes and size-1 pattern at every node for other sizes (x0.5, x2, and 7), so the launchers'
+broadcast assumptions hold; the judge then validates those sizes. Every other dim is fixed as traced.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import torch
+from torch import fx
+
+from .capture import Captured, propagate_shapes
+
+SYMBOLS = (("B", 0, 1), ("S", 1, 3))     # (name, dim, least rank of the first tensor input)
+
+
+def variant_sizes(size: int) -> list[int]:
+    """The sizes a free dim is tried at: x0.5 (at least 2), x2, and an odd one (7, or 9 when it is 7)."""
+    return [max(2, size // 2), 2 * size, 9 if size == 7 else 7]
+
+
+def _tensors(inputs: list[Any]) -> list[torch.Tensor]:
+    return [x for x in inputs if isinstance(x, torch.Tensor)]
+
+
+def symbol_dims(inputs: list[Any]) -> dict[str, tuple[int, int]]:
+    """Candidate free symbols: name -> (dim, size) from the first tensor input (sizes of 1 never vary)."""
+    tensors = _tensors(inputs)
+    if not tensors:
+        return {}
+    first = tensors[0]
+    found = {}
+    for name, dim, rank in SYMBOLS:
+        if first.dim() >= rank and first.shape[dim] > 1:
+            found[name] = (dim, int(first.shape[dim]))
+    return found
+
+
+def _resized(inputs: list[Any], dim: int, size: int, new: int) -> list[Any]:
+    out = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor) and x.dim() > dim and x.shape[dim] == size:
+            shape = list(x.shape)
+            shape[dim] = new
+            x = torch.empty(shape, dtype=x.dtype, device=x.device)
+        out.append(x)
+    return out
+
+
+def _pattern(graph_module: fx.GraphModule) -> list[Any]:
+    """Per node: the rank, dtype and which dims are 1 of each tensor it makes."""
+    def describe(meta: Any) -> Any:
+        if hasattr(meta, "shape") and hasattr(meta, "dtype"):
+            return (len(meta.shape), str(meta.dtype), tuple(int(d) == 1 for d in meta.shape))
+        if isinstance(meta, (list, tuple)):
+            return tuple(describe(m) for m in meta)
+        return None
+    return [describe(n.meta.get("tensor_meta")) for n in graph_module.graph.nodes]
+
+
+def free_symbols(captured: Captured) -> dict[str, tuple[int, int]]:
+    """The symbols whose other sizes keep the traced graph's ranks, dtypes and size-1 pattern (meta only: a
+    capture that needed real CPU tensors gets no free sizes)."""
+    inputs = captured.example_inputs
+    if any(x.device.type != "meta" for x in _tensors(inputs)):
+        return {}
+    graph_module = captured.graph_module
+    saved = {n: copy.copy(n.meta) for n in graph_module.graph.nodes}
+    traced = _pattern(graph_module)
+    free = {}
+    try:
+        for name, (dim, size) in symbol_dims(inputs).items():
+            fits = True
+            for new in variant_sizes(size):
+                try:
+                    propagate_shapes(graph_module, _resized(inputs, dim, size, new))
+                except Exception:  # noqa: BLE001 - the reference does not accept that size
+                    fits = False
+                if not fits or _pattern(graph_module) != traced:
+                    fits = False
+                    break
+            if fits:
+                free[name] = (dim, size)
+    finally:
+        for node, meta in saved.items():
+            node.meta = meta
+    return free
+
+
+def build(captured: Captured, device_type: str, placeholders: list[fx.Node]) -> dict[str, Any]:
+    """The ENVELOPE literal written into the candidate (the judge reads it back from the source)."""
+    free = free_symbols(captured)
+    specs: list[dict[str, Any]] = []
+    for node, value in zip(placeholders, captured.example_inputs):
+        if not isinstance(value, torch.Tensor):
+            specs.append({"value": True})
+            continue
+        sizes: list[Any] = [int(d) for d in value.shape]
+        for name, (dim, size) in free.items():
+            if value.dim() > dim and value.shape[dim] == size:
+                sizes[dim] = name
+        specs.append({"dtype": str(value.dtype), "sizes": sizes})
+    module = captured.graph_module
+    dtypes = sorted({str(t.dtype) for t in list(module.parameters()) + list(module.buffers())
+                     if t.is_floating_point()})
+    return {"device_types": [device_type], "inputs": specs, "parameter_dtypes": dtypes,
+            "eval_only": list(captured.eval_only), "train_only": list(captured.train_only), "autograd": False}
+
+
+CHECK_HELPER = '''
+def in_envelope(module, args, envelope):
+    """True for a call the Triton path was validated for (ENVELOPE); every other call runs the original forward."""
+    grad = torch.is_grad_enabled()
+    sizes = {}
+    for value, spec in zip(args, envelope['inputs']):
+        if 'sizes' not in spec:
+            if isinstance(value, torch.Tensor):
+                return False
+            continue
+        if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.dim() != len(spec['sizes']):
+            return False
+        if value.device.type not in envelope['device_types'] or str(value.dtype) != spec['dtype']:
+            return False
+        if grad and value.requires_grad:
+            return False
+        for size, want in zip(value.shape, spec['sizes']):
+            if isinstance(want, str):
+                if size < 2 or sizes.setdefault(want, size) != size:
+                    return False
+            elif size != want:
+                return False
+    for t in module.parameters():
+        if grad and t.requires_grad:
+            return False
+        if t.device.type not in envelope['device_types'] or str(t.dtype) not in envelope['parameter_dtypes']:
+            return False
+    for t in module.buffers():
+        if t.is_floating_point() and str(t.dtype) not in envelope['parameter_dtypes']:
+            return False
+    for path in envelope['eval_only']:
+        if module.get_submodule(path).training:
+            return False
+    for path in envelope['train_only']:
+        if not module.get_submodule(path).training:
+            return False
+    return True
+'''
+
