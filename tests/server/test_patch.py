@@ -163,7 +163,6 @@ def test_layout_of_the_patched_document(scale_patched):
         ("FunctionDef", "inner_sizes"),
         ("FunctionDef", "mul_add_gelu_0_kernel"),
         ("FunctionDef", "mul_add_gelu_0"),
-        ("FunctionDef", "in_envelope"),       # the check that sends every other call to the original forward
         ("ClassDef", "Scale"),                # SCALE, helper and Wrapper are the document's: not duplicated
         ("ClassDef", "Wrapper"),
         ("FunctionDef", "get_inputs"),

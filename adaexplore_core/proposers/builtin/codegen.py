@@ -150,7 +150,7 @@ class SourceWriter:
         names = ", ".join(p.name for p in placeholders)
         self.envelope = envelope.build(self.captured, self.device_type, placeholders)
         dispatch_src = (f"def forward({params}):\n"
-                        f"    if in_envelope(self, [{names}], self.ENVELOPE):\n"
+                        f"    if self._in_envelope([{names}]):\n"
                         f"        return self._triton_forward({names})\n"
                         f"    return self._reference_forward({names})")
         triton_src = f"def _triton_forward({params}):\n" + textwrap.indent("\n".join(forward), "    ")
@@ -162,7 +162,7 @@ class SourceWriter:
         if any(k.kind == "pointwise" or (k.kind in ("reduction", "pool") and len(k.nodes) > 1)
                for k in self.plan.kernels):
             self.kernel_sources.insert(0, LAYOUT_HELPERS.strip())
-        kernels = "\n\n\n".join(self.kernel_sources + [envelope.CHECK_HELPER.strip()])
+        kernels = "\n\n\n".join(self.kernel_sources)
         return "\n".join(header) + f"\n\n\n{kernels}\n\n\n{body}\n"
 
     def module_without_reference(self, forward_src: str) -> tuple[list[str], str]:
@@ -215,7 +215,8 @@ class SourceWriter:
         text = ast.unparse(ast.fix_missing_locations(cls)).split("\n")
         literal = "ENVELOPE = " + pprint.pformat(self.envelope, width=100, sort_dicts=False)
         literal = textwrap.indent(literal, "    ") + "   # the calls the Triton path is for (envelope.py)"
-        return "\n".join(text[:2] + [literal] + text[2:])      # after the class line and its one-line docstring
+        methods = textwrap.indent(envelope.CHECK_METHODS.strip(), "    ")
+        return "\n".join(text[:2] + [literal] + text[2:] + [""] + methods.split("\n"))   # ENVELOPE after the docstring
 
 
 def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | None = None,

@@ -115,9 +115,11 @@ def build(captured: Captured, device_type: str, placeholders: list[fx.Node]) -> 
             "eval_only": list(captured.eval_only), "train_only": list(captured.train_only), "autograd": False}
 
 
-CHECK_HELPER = '''
-def in_envelope(module, args, envelope):
+CHECK_METHODS = '''
+def _in_envelope(self, args):
     """True for a call the Triton path was validated for (ENVELOPE); every other call runs the original forward."""
+    envelope = self.ENVELOPE
+    device = envelope['device_types'][0]
     grad = torch.is_grad_enabled()
     sizes = {}
     for value, spec in zip(args, envelope['inputs']):
@@ -127,9 +129,9 @@ def in_envelope(module, args, envelope):
             continue
         if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.dim() != len(spec['sizes']):
             return False
-        if value.device.type not in envelope['device_types'] or str(value.dtype) != spec['dtype']:
+        if (value.is_cuda if device == 'cuda' else value.device.type == device) is False:
             return False
-        if grad and value.requires_grad:
+        if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad):
             return False
         for size, want in zip(value.shape, spec['sizes']):
             if isinstance(want, str):
@@ -137,20 +139,26 @@ def in_envelope(module, args, envelope):
                     return False
             elif size != want:
                 return False
-    for t in module.parameters():
-        if grad and t.requires_grad:
-            return False
-        if t.device.type not in envelope['device_types'] or str(t.dtype) not in envelope['parameter_dtypes']:
-            return False
-    for t in module.buffers():
-        if t.is_floating_point() and str(t.dtype) not in envelope['parameter_dtypes']:
-            return False
     for path in envelope['eval_only']:
-        if module.get_submodule(path).training:
+        if self.get_submodule(path).training:
             return False
     for path in envelope['train_only']:
-        if not module.get_submodule(path).training:
+        if not self.get_submodule(path).training:
+            return False
+    for t in self._envelope_tensors():
+        if grad and t.requires_grad:
+            return False
+        if t.is_floating_point() and str(t.dtype) not in envelope['parameter_dtypes']:
+            return False
+        if (t.is_cuda if device == 'cuda' else t.device.type == device) is False:
             return False
     return True
-'''
 
+def _envelope_tensors(self):
+    """The module's parameters and buffers, listed on the first call (listing them costs more than the rest
+    of the check). .to(), .half(), .cuda(), requires_grad_() and load_state_dict keep these tensors; a
+    parameter replaced by a new object after the first call is not seen."""
+    if not hasattr(self, 'envelope_listed'):
+        self.envelope_listed = list(self.parameters()) + list(self.buffers())
+    return self.envelope_listed
+'''

@@ -58,44 +58,6 @@ def mul_add_gelu_0(a0, a1):
     return out0.permute([order.index(d) for d in range(len(order))])
 
 
-def in_envelope(module, args, envelope):
-    """True for a call the Triton path was validated for (ENVELOPE); every other call runs the original forward."""
-    grad = torch.is_grad_enabled()
-    sizes = {}
-    for value, spec in zip(args, envelope['inputs']):
-        if 'sizes' not in spec:
-            if isinstance(value, torch.Tensor):
-                return False
-            continue
-        if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.dim() != len(spec['sizes']):
-            return False
-        if value.device.type not in envelope['device_types'] or str(value.dtype) != spec['dtype']:
-            return False
-        if grad and value.requires_grad:
-            return False
-        for size, want in zip(value.shape, spec['sizes']):
-            if isinstance(want, str):
-                if size < 2 or sizes.setdefault(want, size) != size:
-                    return False
-            elif size != want:
-                return False
-    for t in module.parameters():
-        if grad and t.requires_grad:
-            return False
-        if t.device.type not in envelope['device_types'] or str(t.dtype) not in envelope['parameter_dtypes']:
-            return False
-    for t in module.buffers():
-        if t.is_floating_point() and str(t.dtype) not in envelope['parameter_dtypes']:
-            return False
-    for path in envelope['eval_only']:
-        if module.get_submodule(path).training:
-            return False
-    for path in envelope['train_only']:
-        if not module.get_submodule(path).training:
-            return False
-    return True
-
-
 SCALE = 2.0
 
 
@@ -120,7 +82,7 @@ class ModelNew(nn.Module):
         return torch.nn.functional.gelu(x * SCALE + self.shift)
 
     def forward(self, x):
-        if in_envelope(self, [x], self.ENVELOPE):
+        if self._in_envelope([x]):
             return self._triton_forward(x)
         return self._reference_forward(x)
 
@@ -128,6 +90,52 @@ class ModelNew(nn.Module):
         shift = self.shift
         gelu = mul_add_gelu_0(x, shift)
         return gelu
+
+    def _in_envelope(self, args):
+        """True for a call the Triton path was validated for (ENVELOPE); every other call runs the original forward."""
+        envelope = self.ENVELOPE
+        device = envelope['device_types'][0]
+        grad = torch.is_grad_enabled()
+        sizes = {}
+        for value, spec in zip(args, envelope['inputs']):
+            if 'sizes' not in spec:
+                if isinstance(value, torch.Tensor):
+                    return False
+                continue
+            if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.dim() != len(spec['sizes']):
+                return False
+            if (value.is_cuda if device == 'cuda' else value.device.type == device) is False:
+                return False
+            if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad):
+                return False
+            for size, want in zip(value.shape, spec['sizes']):
+                if isinstance(want, str):
+                    if size < 2 or sizes.setdefault(want, size) != size:
+                        return False
+                elif size != want:
+                    return False
+        for path in envelope['eval_only']:
+            if self.get_submodule(path).training:
+                return False
+        for path in envelope['train_only']:
+            if not self.get_submodule(path).training:
+                return False
+        for t in self._envelope_tensors():
+            if grad and t.requires_grad:
+                return False
+            if t.is_floating_point() and str(t.dtype) not in envelope['parameter_dtypes']:
+                return False
+            if (t.is_cuda if device == 'cuda' else t.device.type == device) is False:
+                return False
+        return True
+
+    def _envelope_tensors(self):
+        """The module's parameters and buffers, listed on the first call (listing them costs more than the rest
+        of the check). .to(), .half(), .cuda(), requires_grad_() and load_state_dict keep these tensors; a
+        parameter replaced by a new object after the first call is not seen."""
+        if not hasattr(self, 'envelope_listed'):
+            self.envelope_listed = list(self.parameters()) + list(self.buffers())
+        return self.envelope_listed
 
 
 class Wrapper(nn.Module):
