@@ -11,20 +11,34 @@ from typing import Any
 
 
 def declared(source: str, class_name: str = "ModelNew") -> dict[str, Any] | None:
-    """The ``ENVELOPE = {...}`` literal in the body of class ``class_name`` of ``source`` (or at its top level);
-    None when absent or not a plain literal. Nothing is run."""
+    """The ``ENVELOPE = {...}`` literal of class ``class_name`` in ``source`` (the built-in proposer's place) or
+    of its top level; None when absent, not a dict literal, or the source does not parse. Read with
+    ``ast.literal_eval``: nothing runs. Where it is bound twice the last binding wins, as at import."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return None
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name]
-    for node in (classes[0].body if classes else []) + tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ENVELOPE" for t in node.targets):
-            try:
-                value = ast.literal_eval(node.value)
-            except (ValueError, SyntaxError):
-                return None
-            return value if isinstance(value, dict) else None
+    found = None
+    for body in ([classes[-1].body] if classes else []) + [tree.body]:
+        values = [v for v in map(_envelope_value, body) if v is not None]
+        if values:
+            found = values[-1]
+            break
+    if found is None:
+        return None
+    try:
+        envelope = ast.literal_eval(found)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return envelope if isinstance(envelope, dict) else None
+
+
+def _envelope_value(node: ast.stmt) -> ast.expr | None:
+    if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ENVELOPE" for t in node.targets):
+        return node.value
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "ENVELOPE":
+        return node.value
     return None
 
 

@@ -1,4 +1,5 @@
-"""The trials beyond ``get_inputs``: other weights, inputs far from its range, random masks, repeated calls.
+"""The trials beyond ``get_inputs``: other weights, inputs far from its range, random masks, repeated calls,
+and the inputs of the gradient trial.
 
 Each function returns new inputs (or changes a module's state in place) from a seeded generator, so a trial
 is reproducible from the request's seed. A kernel that is right only at a module's initial weights, only over
@@ -13,7 +14,7 @@ import torch
 SCALE = 50.0
 
 
-class _Draws:
+class Draws:
     """Seeded random draws made on each tensor's own device, one generator per device (drawn on the CPU, the
     few-elements trial of a 6 GB input ran past the judge's time limit on the H200)."""
 
@@ -29,7 +30,7 @@ class _Draws:
         return self.generators[device]
 
 
-def _uniform_like(x: torch.Tensor, low: float, high: float, draws: _Draws) -> torch.Tensor:
+def _uniform_like(x: torch.Tensor, low: float, high: float, draws: Draws) -> torch.Tensor:
     return (torch.rand(x.shape, generator=draws.on(x.device), dtype=torch.float64, device=x.device)
             * (high - low) + low).to(x.dtype)
 
@@ -40,7 +41,7 @@ def randomize_state(module: torch.nn.Module, seed: int) -> int:
     Each value is scaled by a factor in [0.5, 1.5) and shifted by noise of the tensor's own spread (or 0.5 for
     constant tensors such as a LayerNorm's ones and zeros); tensors that are never negative (variances) stay
     non-negative."""
-    draws = _Draws(seed)
+    draws = Draws(seed)
     changed = 0
     with torch.no_grad():
         for tensor in list(module.parameters()) + _state_buffers(module):
@@ -108,7 +109,7 @@ def shifted(inputs: list[Any], sign: float = -1.0) -> list[Any]:
 
 def random_masks(inputs: list[Any], seed: int) -> list[Any]:
     """Boolean inputs replaced by random ones (each element true with probability one half)."""
-    draws = _Draws(seed)
+    draws = Draws(seed)
     return [torch.rand(x.shape, generator=draws.on(x.device), device=x.device) < 0.5 if isinstance(x, torch.Tensor)
             and x.dtype == torch.bool else x for x in inputs]
 
@@ -116,7 +117,7 @@ def random_masks(inputs: list[Any], seed: int) -> list[Any]:
 def permuted_masks(inputs: list[Any], seed: int) -> list[Any]:
     """Boolean inputs with the elements of each row (last dim) shuffled: every row keeps its count of true
     elements (a causal mask's counts, say) while the positions change."""
-    draws = _Draws(seed)
+    draws = Draws(seed)
     out = []
     for x in inputs:
         if isinstance(x, torch.Tensor) and x.dtype == torch.bool and x.dim() >= 1 and x.shape[-1] > 1:
@@ -150,7 +151,7 @@ def few_elements_changed(inputs: list[Any], seed: int) -> list[Any]:
     """New tensors equal to ``inputs`` except a few random elements (about one in 64, at least one) of each
     floating input, each replaced by -3 times itself plus noise, and a few swapped elements of each integer or
     boolean input: a cache keyed on a few sampled values still hits, while the outputs at those places change."""
-    draws = _Draws(seed)
+    draws = Draws(seed)
     out = []
     for x in inputs:
         if isinstance(x, torch.Tensor) and x.numel() > (0 if x.is_floating_point() else 1):
@@ -168,3 +169,33 @@ def few_elements_changed(inputs: list[Any], seed: int) -> list[Any]:
         else:
             out.append(x.clone() if isinstance(x, torch.Tensor) else x)
     return out
+
+
+def requiring_grad(inputs: list[Any]) -> list[Any]:
+    """Fresh leaf copies of the floating inputs that require grad (one set per model); others pass through."""
+    return [x.detach().clone().requires_grad_() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+            for x in inputs]
+
+
+def output_grads(outputs: list[torch.Tensor], seed: int) -> list[torch.Tensor | None]:
+    """A random ``grad_output`` for each floating output that requires grad (None for the others)."""
+    draws = Draws(seed)
+    return [torch.randn(o.shape, generator=draws.on(o.device), device=o.device, dtype=torch.float32).to(o.dtype)
+            if o.is_floating_point() and o.requires_grad else None for o in outputs]
+
+
+def loss(outputs: list[torch.Tensor], grads: list[torch.Tensor | None]) -> torch.Tensor:
+    """sum((output * grad_output).sum()) over the outputs that have a grad_output: its backward pass gives
+    every input and parameter the gradient of the outputs along ``grads``."""
+    return sum(((o * g).sum() for o, g in zip(outputs, grads) if g is not None), torch.zeros(()))
+
+
+def clear_grads(module: torch.nn.Module) -> None:
+    """Drop the parameters' ``.grad`` and detach buffers a forward with autograd left attached to a graph
+    (a running average rebound from an input), so that later trials start as they would have."""
+    for p in module.parameters():
+        p.grad = None
+    for owner in module.modules():
+        for name, buffer in list(owner.named_buffers(recurse=False)):
+            if buffer is not None and buffer.requires_grad:
+                setattr(owner, name, buffer.detach())

@@ -4,7 +4,8 @@
 never ran candidate code; it enters the OS sandbox (``sandbox.py``) before anything of the candidate's runs, and
 exits after its one verdict, so no candidate can affect another's. Baselines are timed elsewhere
 (``baseline.py``); the pool interleaves their rounds with this process's. Stages, each returning a failing
-Verdict or passing on: load -> build and weights -> trials -> timing -> a trial after timing.
+Verdict or passing on: load -> build and weights -> trials -> the envelope (other sizes, autograd, bfloat16, the
+other train/eval mode, the CPU) -> timing -> a trial after timing.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from typing import Any, Callable, Iterator
 import torch
 
 from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task
+from . import envelope as envelopes
 from . import trials as ood
 from .correctness import LaunchCounter, Tolerance, aliased_outputs, compare_outputs, mutated, snapshot
 from .globalstate import GlobalState
@@ -37,6 +39,22 @@ SPEEDUP_RECHECK = 10.0       # speedups above this are re-verified with extra tr
 EXTRA_TRIALS = 5
 SEQUENCE_CALLS = 4           # calls in a row, each on new values, in the repeated-call trials
 FEW_CHANGED_TRIALS = 3       # trials on inputs equal to earlier ones but for a few elements (one slips ~6 %)
+
+# What a kept patch must do, said after the failure of each trial of the envelope stage (for the rule an LLM's
+# failure is distilled into).
+SHAPES_RULE = ("ModelNew must give the reference's outputs for every size the user's program passes, not only "
+               "the traced ones (derive sizes from the inputs, never hard-code them; fall back to the original "
+               "forward where the kernels do not apply)")
+GRADIENTS_RULE = ("after Apply, training through ModelNew must work (fall back to the original forward when "
+                  "autograd is needed)")
+DTYPES_RULE = ("ModelNew must also work after model.to(torch.bfloat16), returning bfloat16 where the reference "
+               "does (compute in float32 inside the kernel and store in the output's dtype, or fall back to the "
+               "original forward for other dtypes)")
+MODES_RULE = ("ModelNew must follow model.train() and model.eval() as the reference does (fall back to the "
+              "original forward in the mode the kernels were not written for)")
+DEVICES_RULE = ("ModelNew must also run after model.cpu(), as the reference does (fall back to the original "
+                "forward for tensors not on the GPU)")
+RULED_CHECKS = ("runs", "compiles", "output_structure", "values", "finite")   # renamed to the trial's check
 
 
 class Channel:
@@ -214,6 +232,7 @@ class Inputs:
     label: str
     candidate_values: list[Any] | None = None   # the very objects the candidate gets, when they are given
     atol_scale: float = 1.0                      # inputs this much larger than get_inputs' (compare_outputs)
+    dtype_tolerance: bool = False                # each dtype's own tolerance (bf16: 1e-2), not the request's
 
 
 class Judging:
@@ -229,11 +248,14 @@ class Judging:
         self.tolerance = Tolerance(**request.tolerance) if request.tolerance else None
         self.checks: list[Check] = []
         self.trials_done = 0
-        self.last_launches = 0            # Triton launches in the last trial's forward
+        self.last_launches = 0            # Triton launches in the last trial's forward that had to launch
+        self.trial_launches = 0           # ...and in the last trial's forward, whichever it was
         self.last_inputs: list[Any] = []  # the last normal trial's inputs, untouched (a base set for timing)
         self.updated_buffers: set[str] = set()   # reference buffers its forward changes (running statistics)
         self.global_state: GlobalState | None = None
         self.rng = random.Random(request.seed)
+        self.envelope: dict[str, Any] = {"declared": envelopes.declared(request.candidate_source)}
+        self.small_variant: envelopes.Variant | None = None   # the smallest size the reference accepted
 
     def seed(self) -> int:
         return self.rng.getrandbits(62)
@@ -337,11 +359,14 @@ class Judging:
         return Inputs(task.make_inputs(self.seed(), self.device), f"trial {self.trials_done + 1}")
 
     def trial(self, reference: Any, candidate: Any, inputs: Inputs, *, normal: bool = True,
-              skippable: bool = False, check: str | None = None) -> bool:
+              skippable: bool = False, check: str | None = None, launch_required: bool = True) -> bool:
         """One forward of each on the same inputs, compared. A skippable trial (inputs outside the reference's
-        usual range) is skipped when the reference itself gives no finite output or raises there."""
+        usual range) is skipped when the reference itself gives no finite output or raises there. Without
+        ``launch_required`` the candidate may answer without Triton (a fallback for calls its kernels do not
+        cover); ``trial_launches`` says whether it launched."""
         ref_in = inputs.values
         label = inputs.label
+        tolerance = None if inputs.dtype_tolerance else self.tolerance
         if normal:
             self.last_inputs = []          # replaced at the end; not held beside this trial's copies (memory)
         originals = snapshot(ref_in)
@@ -372,7 +397,7 @@ class Judging:
                     ref_out = run_reference()
                 except Exception:  # noqa: BLE001 - the reference is not defined there: nothing to compare
                     return False
-                if not any(o.is_floating_point() and bool(torch.isfinite(o).any()) for o in ref_out):
+                if not _defined(ref_out):
                     return False
                 cand_out, launches = run_candidate()
             elif self.trials_done % 2 == 0:          # alternate which model runs first
@@ -382,7 +407,7 @@ class Judging:
                 cand_out, launches = run_candidate()
                 ref_out = run_reference()
         self.check_global_state(f"in its forward ({label})")
-        if launches == 0:
+        if launches == 0 and launch_required:
             raise self.fail("correctness", "triton_launched", f"{label}: no Triton kernel launched",
                             "The candidate's forward launched no Triton kernel (none that completed with a "
                             "non-empty grid): it must compute with its own Triton kernels, not only with PyTorch")
@@ -391,26 +416,20 @@ class Judging:
         ref_changed, cand_changed = mutated(ref_in, originals), mutated(cand_in, originals)
         mutated_differently = bool(ref_changed) and compare_outputs(
             [x for x in ref_in if isinstance(x, torch.Tensor)], [x for x in cand_in if isinstance(x, torch.Tensor)],
-            self.tolerance) is not None
+            tolerance) is not None
         cand_alias = aliased_outputs(cand_out, cand_in) - aliased_outputs(ref_out, ref_in)
         if inputs.candidate_values is None:
             cand_in = []
         exact = None
-        mismatch = compare_outputs(ref_out, cand_out, self.tolerance, atol_scale=inputs.atol_scale)
+        mismatch = compare_outputs(ref_out, cand_out, tolerance, atol_scale=inputs.atol_scale)
         if mismatch is not None and mismatch.name == "values":
             exact = self._exact_reference(reference, originals, ref_in, buffers)
-            mismatch = compare_outputs(ref_out, cand_out, self.tolerance, exact, atol_scale=inputs.atol_scale)
+            mismatch = compare_outputs(ref_out, cand_out, tolerance, exact, atol_scale=inputs.atol_scale)
         del exact
         if mismatch is not None:
-            mismatch.detail = f"{label}: {mismatch.detail}"
             if check is not None and mismatch.name in ("values", "finite"):
                 mismatch.name = check
-            if mismatch.name == "plain_tensor":
-                raise Failed(invalid("correctness", f"The candidate's outputs must be plain torch.Tensor "
-                                                    f"objects ({mismatch.detail})", self.checks + [mismatch]))
-            raise Failed(invalid(
-                "correctness", f"Output differs from the reference in the {label} ({mismatch.detail})",
-                self.checks + [mismatch]))
+            raise self.mismatch_failure(mismatch, label)
         if cand_changed and not ref_changed:
             raise self.fail("correctness", "inputs_unchanged", f"{label}: input(s) {cand_changed} modified",
                             f"The candidate modified its input(s) {cand_changed}; the reference does not")
@@ -418,16 +437,27 @@ class Judging:
             raise self.fail("correctness", "inputs_unchanged", f"{label}: inputs mutated differently",
                             "The reference modifies its inputs in place and the candidate does not do "
                             "the same")
-        self.check_state(buffers, label)
+        self.check_state(buffers, label, tolerance)
         if cand_alias:
             raise self.fail("correctness", "no_aliasing", f"{label}: output(s) {sorted(cand_alias)} share memory "
                                                           "with an input",
                             "The candidate returns a view of its input where the reference returns new memory")
         self.trials_done += 1
-        self.last_launches = launches
+        self.trial_launches = launches
+        if launch_required:
+            self.last_launches = launches
         if normal:
             self.last_inputs = [o if o is not None else x for o, x in zip(originals, ref_in)]   # pristine copies
         return True
+
+    def mismatch_failure(self, mismatch: Check, label: str) -> Failed:
+        """The verdict for outputs that differ from the reference's in the trial ``label``."""
+        mismatch.detail = f"{label}: {mismatch.detail}"
+        if mismatch.name == "plain_tensor":
+            return Failed(invalid("correctness", f"The candidate's outputs must be plain torch.Tensor "
+                                                 f"objects ({mismatch.detail})", self.checks + [mismatch]))
+        return Failed(invalid("correctness", f"Output differs from the reference in the {label} ({mismatch.detail})",
+                              self.checks + [mismatch]))
 
     def repeated_calls(self, task: Any, reference: Any, candidate: Any) -> None:
         """Calls that a cache or a call counter gets wrong: the same tensors again with new values in place,
@@ -502,7 +532,235 @@ class Judging:
         self.pass_check("triton_needed", "with its Triton launches skipped the outputs are wrong: the kernels "
                                          "compute them")
 
-    def check_state(self, buffers: BufferStates, label: str) -> None:
+    # stage: the calls of a user's program besides get_inputs' (the patch replaces the module for all of them)
+    def envelope_trials(self, task: Any, reference: Any, candidate: Any) -> None:
+        """Other sizes, autograd, bfloat16, the other train/eval mode and, on a GPU, the CPU. Only the size
+        trials of a size the candidate's ENVELOPE declares free need its Triton path; elsewhere it may fall
+        back to PyTorch."""
+        self.shapes(task, reference, candidate)
+        self.gradients(task, reference, candidate)
+        self.dtypes(task, reference, candidate)
+        self.modes(task, reference, candidate)
+        self.devices(task, reference, candidate)
+
+    @contextlib.contextmanager
+    def rule(self, check: str, label: str, rule: str) -> Iterator[None]:
+        """Inside the block, a trial's failure of what it compares (a raise, the outputs' structure or values)
+        fails ``check``: its detail names the trial, its reason ends with ``rule``, what the patch must do."""
+        try:
+            yield
+        except Failed as f:
+            failed = f.verdict.failed_check()
+            if failed is not None and failed.name in RULED_CHECKS:
+                failed.name = check
+                if label not in failed.detail:
+                    failed.detail = f"{label}: {failed.detail}"
+                where = "" if label in f.verdict.reason else f" (in the {label})"
+                f.verdict.reason = f"{f.verdict.reason}{where}: {rule}"
+            raise
+
+    def shapes(self, task: Any, reference: Any, candidate: Any) -> None:
+        """Other batch (B) and sequence (S) sizes, each at half, twice and an odd size; a size the candidate's
+        ENVELOPE declares free must take its Triton path."""
+        example = task.make_inputs(self.seed(), self.device)
+        validated: list[dict[str, Any]] = []
+        skipped: list[dict[str, str]] = []
+        self.envelope.update(shapes_timed=envelopes.shapes(example), shapes_validated=validated,
+                             shapes_skipped=skipped)
+        for variant in envelopes.variants(example):
+            label = variant.label
+            if envelopes.too_large(example, variant):
+                skipped.append({"label": label, "why": "skipped: too large"})
+                continue
+            values = envelopes.resized(example, variant, self.seed())
+            with self.rule("shapes", label, SHAPES_RULE):
+                accepted = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                                      launch_required=False)
+            if not accepted:
+                skipped.append({"label": label, "why": "not accepted by the reference"})
+                continue
+            triton = self.trial_launches > 0
+            if not triton and envelopes.claims_triton(self.envelope["declared"], variant.symbol, self.device.type):
+                raise self.fail("correctness", "envelope", f"{label}: no Triton kernel launched",
+                                f"The candidate's ENVELOPE declares {variant.symbol} free but took no Triton kernel "
+                                f"for {variant.symbol} = {variant.new}: a size its ENVELOPE leaves free must run "
+                                "the Triton path (declare free only the sizes the kernels handle)")
+            validated.append({"label": label, "shapes": envelopes.shapes(values), "triton": triton})
+            if variant.new < variant.size and (self.small_variant is None or variant.new < self.small_variant.new):
+                self.small_variant = variant
+        self.pass_check("shapes", _shapes_detail(validated, skipped))
+
+    def envelope_inputs(self, task: Any, device: torch.device) -> tuple[list[Any], str]:
+        """Fresh inputs for the trials after the size trials, and a note for their check: get_inputs', but
+        over 1 GiB the smallest size variant the reference accepted (with autograd, in bfloat16 or on the CPU,
+        GB-sized inputs would take several times the task's memory)."""
+        values = task.make_inputs(self.seed(), device)
+        small = self.small_variant
+        if small is None or envelopes.tensor_bytes(values) <= envelopes.LARGE_BYTES:
+            return values, ""
+        return envelopes.resized(values, small, self.seed()), f" (at {small.symbol} = {small.new}: get_inputs' " \
+                                                               "tensors are over 1 GiB)"
+
+    def gradients(self, task: Any, reference: Any, candidate: Any) -> None:
+        """Where the reference is differentiable: one forward and backward of each with autograd on, the same
+        grad_output for each; outputs, the inputs' and the parameters' gradients (by name) must match."""
+        label = "gradient trial"
+        values, note = self.envelope_inputs(task, self.device)
+        ref_in, cand_in = ood.requiring_grad(values), ood.requiring_grad(values)
+        del values
+        buffers = BufferStates(reference, candidate)
+        try:
+            with self.rule("gradients", label, GRADIENTS_RULE):
+                detail = self._compare_gradients(reference, candidate, ref_in, cand_in, label)
+            if detail is not None:
+                self.check_state(buffers, label, self.tolerance)
+        finally:
+            ood.clear_grads(reference)
+            ood.clear_grads(candidate)
+        self.envelope["gradients"] = "matched" if detail is not None else "not differentiable"
+        self.pass_check("gradients", (detail or "not tried: the reference is not differentiable (no output "
+                                                "requires grad, or it raises with autograd on)") + note)
+
+    def _compare_gradients(self, reference: Any, candidate: Any, ref_in: list[Any], cand_in: list[Any],
+                           label: str) -> str | None:
+        """None when the reference is not differentiable; else the passing detail (or a Failed)."""
+        ran = self._reference_backward(reference, ref_in)
+        if ran is None:
+            return None
+        ref_out, grads = ran
+        with torch.enable_grad():
+            raw = _run_candidate(lambda: candidate(*cand_in), "forward (with autograd on)")
+            try:
+                cand_out = flatten_outputs(raw, "the candidate's")
+            except TaskError as e:
+                raise self.fail("correctness", "output_structure", str(e), f"{label}: {e}") from e
+            mismatch = compare_outputs(ref_out, cand_out, self.tolerance)
+            if mismatch is not None:
+                raise self.mismatch_failure(mismatch, label)
+            detached = [i for i, (c, g) in enumerate(zip(cand_out, grads)) if g is not None and not c.requires_grad]
+            if detached:
+                which = f"output {detached[0]}" if len(cand_out) > 1 else "output"
+                raise self.fail("correctness", "gradients", f"{label}: {which} does not require grad",
+                                f"The candidate's {which} does not require grad where the reference's does: "
+                                f"{GRADIENTS_RULE}")
+            _run_candidate(lambda: ood.loss(cand_out, grads).backward(), "backward")
+            _run_candidate(self.sync, "backward")
+        self.check_global_state(f"in its forward and backward ({label})")
+        compared = self._gradient_pairs(reference, candidate, ref_in, cand_in)
+        for name, ref_grad, cand_grad in compared:
+            what = None
+            if cand_grad is None:
+                what = f"{name}: None where the reference has one"
+            else:
+                found = compare_outputs([ref_grad], [cand_grad], self.tolerance)
+                what = found.detail.replace("output", name, 1) if found is not None else None
+            if what is not None:
+                raise self.fail("correctness", "gradients", f"{label}: {what}",
+                                f"The candidate's input/parameter gradients differ from the reference's ({what}): "
+                                f"{GRADIENTS_RULE}")
+        return (f"outputs and {len(compared)} gradient(s) (inputs and parameters) matched the reference's with "
+                "autograd on")
+
+    def _reference_backward(self, reference: Any, ref_in: list[Any]) -> tuple[list[Any], list[Any]] | None:
+        """The reference's outputs with autograd on and the grad_outputs its backward pass used; None when no
+        output requires grad or it raises with autograd on (an in-place update of an input, say)."""
+        try:
+            with torch.enable_grad():
+                out = flatten_outputs(reference(*ref_in), "the reference's")
+                if not any(o.is_floating_point() and o.requires_grad for o in out):
+                    return None
+                grads = ood.output_grads(out, self.seed())
+                ood.loss(out, grads).backward()
+            self.sync()
+        except Exception:  # noqa: BLE001 - not differentiable as the user's program would call it
+            return None
+        return out, grads
+
+    @staticmethod
+    def _gradient_pairs(reference: Any, candidate: Any, ref_in: list[Any],
+                        cand_in: list[Any]) -> list[tuple[str, torch.Tensor, torch.Tensor | None]]:
+        """(name, the reference's gradient, the candidate's) for every input and parameter the reference's
+        backward reached; parameters are matched by name."""
+        pairs = [(f"input {i}", r.grad, c.grad) for i, (r, c) in enumerate(zip(ref_in, cand_in))
+                 if isinstance(r, torch.Tensor) and r.requires_grad]
+        cand_params = dict(candidate.named_parameters())
+        for name, p in reference.named_parameters():
+            q = cand_params.get(name)
+            pairs.append((name, p.grad, q.grad if q is not None else None))
+        return [(name, r, c) for name, r, c in pairs if r is not None]
+
+    def dtypes(self, task: Any, reference: Any, candidate: Any) -> None:
+        """Where the example is float32 throughout: copies of both models and the inputs in bfloat16, compared
+        with bfloat16's tolerance; the candidate must return bfloat16 where the reference does."""
+        example, note = self.envelope_inputs(task, self.device)
+        tried = envelopes.floating_dtypes(example, reference)
+        self.envelope["dtypes"] = tried
+        if not envelopes.float32_only(example, reference):
+            self.pass_check("dtypes", "bfloat16 not tried: the inputs and parameters are not all float32 "
+                                      f"({', '.join(tried) or 'none is floating'})")
+            return
+        label = "bfloat16 trial"
+        values = [x.to(torch.bfloat16) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                  for x in example]
+        del example
+        ref16 = copy.deepcopy(reference).to(torch.bfloat16)
+        with self.rule("dtypes", label, DTYPES_RULE):
+            cand16 = _run_candidate(lambda: copy.deepcopy(candidate).to(torch.bfloat16),
+                                    "module, copied and converted with .to(torch.bfloat16),")
+            accepted = self.trial(ref16, cand16, Inputs(values, label, dtype_tolerance=True), normal=False,
+                                  skippable=True, launch_required=False)
+        if not accepted:
+            self.pass_check("dtypes", "bfloat16 not tried: the reference gives no finite output in bfloat16")
+            return
+        tried.append(str(torch.bfloat16))
+        path = "its Triton kernels" if self.trial_launches else "a fallback without Triton"
+        self.pass_check("dtypes", f"bfloat16 (the model and its inputs converted) matched the reference, through "
+                                  f"{path}{note}")
+
+    def modes(self, task: Any, reference: Any, candidate: Any) -> None:
+        """One trial with both models switched to the other mode (eval when the reference is training, else
+        train); every submodule's mode is restored afterwards."""
+        original, switched = ("train", "eval") if reference.training else ("eval", "train")
+        label = f"{switched} mode trial"
+        saved = _modes(reference), _modes(candidate)
+        try:
+            reference.train(switched == "train")
+            with self.rule("modes", label, MODES_RULE):
+                _run_candidate(lambda: candidate.train(switched == "train"), f"module's .{switched}()")
+                values, note = self.envelope_inputs(task, self.device)
+                accepted = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                                      launch_required=False)
+        finally:
+            _restore_modes(reference, saved[0])
+            _restore_modes(candidate, saved[1])
+        self.envelope["modes"] = [original, switched] if accepted else [original]
+        self.pass_check("modes", f"{label} matched the reference (then the modes were restored){note}" if accepted
+                        else f"{switched} mode not tried: the reference gives no finite output there")
+
+    def devices(self, task: Any, reference: Any, candidate: Any) -> None:
+        """On a GPU: copies of both models and the inputs on the CPU, compared (a patch stays in the module
+        when the user's program moves it)."""
+        tried = [self.device.type]
+        self.envelope["devices"] = tried
+        if not envelopes.cpu_trial_applies(self.device):
+            return
+        label = "CPU trial"
+        cpu = torch.device("cpu")
+        if envelopes.tensor_bytes(list(reference.state_dict().values())) > envelopes.LARGE_BYTES:
+            self.pass_check("devices", "the CPU not tried: the model is over 1 GiB")
+            return
+        ref_cpu = copy.deepcopy(reference).to(cpu)
+        with self.rule("devices", label, DEVICES_RULE):
+            cand_cpu = _run_candidate(lambda: copy.deepcopy(candidate).to(cpu), "module, copied and moved to the CPU,")
+            values, note = self.envelope_inputs(task, cpu)
+            accepted = self.trial(ref_cpu, cand_cpu, Inputs(values, label), normal=False, skippable=True,
+                                  launch_required=False)
+        if accepted:
+            tried.append(cpu.type)
+        self.pass_check("devices", f"{label} matched the reference{note}" if accepted else
+                                   "the CPU not tried: the reference gives no finite output there")
+
+    def check_state(self, buffers: BufferStates, label: str, tolerance: Tolerance | None) -> None:
         """The buffers the reference's forward changed (running statistics, counters) must change the same
         way in the candidate, and the candidate must not change reference-named buffers the reference
         leaves alone."""
@@ -516,7 +774,7 @@ class Judging:
                             "statistics, counters); the candidate must keep them under the same names and update "
                             "them the same way")
         for name in changed:
-            mismatch = compare_outputs([buffers.reference[name]], [buffers.candidate[name]], self.tolerance)
+            mismatch = compare_outputs([buffers.reference[name]], [buffers.candidate[name]], tolerance)
             if mismatch is not None:
                 detail = mismatch.detail.replace("output", f"buffer {name}", 1)
                 raise self.fail("correctness", "state", f"{label}: {detail}",
@@ -598,6 +856,35 @@ class Judging:
         return len(kept)
 
 
+def _defined(outputs: list[torch.Tensor]) -> bool:
+    """Whether the reference's outputs are defined at a trial's inputs: some floating output has a finite
+    element (outputs that are all integers or booleans always are)."""
+    floats = [o for o in outputs if o.is_floating_point()]
+    return not floats or any(bool(torch.isfinite(o).any()) for o in floats)
+
+
+def _shapes_detail(validated: list[dict[str, Any]], skipped: list[dict[str, str]]) -> str:
+    if not validated and not skipped:
+        return "no size varies (no tensor input with a dim 0, or dim 1 of rank >= 3, above 1)"
+    with_triton = sum(v["triton"] for v in validated)
+    detail = f"{len(validated)} size variant(s) matched ({with_triton} through Triton)"
+    if validated:
+        detail += ": " + ", ".join(v["label"].removeprefix("shape trial (").rstrip(")") for v in validated)
+    if skipped:
+        detail += "; skipped: " + ", ".join(f"{s['label']} ({s['why']})" for s in skipped)
+    return detail
+
+
+def _modes(module: torch.nn.Module) -> dict[str, bool]:
+    return {name: m.training for name, m in module.named_modules()}
+
+
+def _restore_modes(module: torch.nn.Module, modes: dict[str, bool]) -> None:
+    for name, m in module.named_modules():
+        if name in modes:
+            m.training = modes[name]
+
+
 @contextlib.contextmanager
 def _nan_filled_memory() -> Iterator[None]:
     """torch.empty and friends return NaN-filled memory inside the block (torch's deterministic-mode fill)."""
@@ -643,6 +930,7 @@ def judge(channel: Channel, request: JudgeRequest, counter: LaunchCounter, folde
             job.repeated_calls(task, reference, candidate)
             job.out_of_distribution(task, reference, candidate)
             job.ablation(task, reference, candidate)
+            job.envelope_trials(task, reference, candidate)
         job.pass_check("triton_launched", f"{job.last_launches} Triton launch(es) per forward")
         if request.timing and job.device.type == "cuda":
             speedup = job.time(task, reference, candidate)
@@ -666,6 +954,7 @@ def judge(channel: Channel, request: JudgeRequest, counter: LaunchCounter, folde
         else:
             verdict = error("internal", f"The judge failed: {_describe(e)}", log_tail=traceback.format_exc()[-2000:])
     verdict.env = env
+    verdict.envelope = job.envelope
     verdict.trials = job.trials_done
     verdict.seconds = round(time.monotonic() - started, 3)
     return verdict

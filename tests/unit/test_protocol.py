@@ -107,15 +107,18 @@ CANDIDATE = textwrap.dedent('''
 
     @triton.jit
     def double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-        offs = tl.arange(0, BLOCK)
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         mask = offs < n
-        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)
+        x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+        tl.store(out_ptr + offs, (x * 2.0).to(out_ptr.dtype.element_ty), mask=mask)
 
 
     class ModelNew(nn.Module):
         def forward(self, x):
+            if torch.is_grad_enabled() and x.requires_grad:
+                return x * 2.0
             out = torch.empty_like(x)
-            double_kernel[(1,)](x, out, x.numel(), BLOCK=16)
+            double_kernel[(triton.cdiv(x.numel(), 16),)](x, out, x.numel(), BLOCK=16)
             return out
 ''')
 

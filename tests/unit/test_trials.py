@@ -1,5 +1,7 @@
-"""The trials beyond get_inputs: other weights, x50 and shifted inputs, random masks, repeated calls."""
+"""The trials beyond get_inputs: other weights, x50 and shifted inputs, random masks, repeated calls, gradients."""
 from __future__ import annotations
+
+import copy
 
 import torch
 
@@ -122,3 +124,41 @@ def test_shifted_above_zero():
     x = torch.randn(5, 5)
     high = trials.shifted([x], +1.0)[0]
     assert bool((high > 0).all())
+
+
+def test_requiring_grad_gives_each_model_its_own_leaves():
+    x, idx = torch.randn(3, 4), torch.tensor([1, 2])
+    a, b = trials.requiring_grad([x, idx, 2.0]), trials.requiring_grad([x, idx, 2.0])
+    assert a[0].requires_grad and a[0].is_leaf and not x.requires_grad
+    assert a[0] is not b[0] and torch.equal(a[0], x) and a[0].data_ptr() != x.data_ptr()
+    assert a[1] is idx and a[2] == 2.0
+
+
+def test_output_grads_are_seeded_and_only_for_outputs_that_require_grad():
+    x = torch.randn(5, requires_grad=True)
+    outputs = [x * 2, torch.ones(5), (x > 0).long()]
+    grads = trials.output_grads(outputs, seed=5)
+    assert grads[0].shape == (5,) and grads[1] is None and grads[2] is None
+    assert torch.equal(grads[0], trials.output_grads(outputs, seed=5)[0])
+
+
+def test_loss_backward_gives_the_vector_jacobian_product():
+    x = torch.randn(6, requires_grad=True)
+    outputs = [x * 3.0, x.sum().reshape(1)]
+    grads = trials.output_grads(outputs, seed=2)
+    trials.loss(outputs, grads).backward()
+    assert torch.allclose(x.grad, 3.0 * grads[0] + grads[1])
+
+
+def test_clear_grads_drops_parameter_grads_and_detaches_buffers():
+    model = torch.nn.Linear(3, 2)
+    model.register_buffer("ema", torch.zeros(3))
+    x = torch.randn(4, 3, requires_grad=True)
+    model(x).sum().backward()
+    model.ema = model.ema + x.mean(0)                 # a buffer rebound from an input: attached to its graph
+    assert model.weight.grad is not None and model.ema.requires_grad
+    trials.clear_grads(model)
+    assert model.weight.grad is None and model.bias.grad is None
+    assert not model.ema.requires_grad and "ema" in dict(model.named_buffers())
+    copy_of = copy.deepcopy(model)                    # a graph-attached buffer would make this raise
+    assert torch.equal(copy_of.ema, model.ema)

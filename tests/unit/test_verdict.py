@@ -15,7 +15,18 @@ def full_verdict() -> Verdict:
     return Verdict(verdict="valid", reason="Validated", stage="ok",
                    checks=[Check("load", True, "module imported"), Check("weights", True)],
                    checkpoint_compatible=True, timing=timing, timing_note="", env={"device": "cuda:0", "gpu": "H"},
-                   trials=5, seconds=1.5, log_tail="")
+                   trials=5, seconds=1.5, log_tail="", envelope=ENVELOPE)
+
+
+ENVELOPE = {
+    "declared": {"device_types": ["cuda"], "inputs": [{"dtype": "torch.float32", "sizes": ["B", 256]}, {"value": True}],
+                 "autograd": False},
+    "shapes_timed": [[64, 256]],
+    "shapes_validated": [{"label": "shape trial (B: 64 -> 7)", "shapes": [[7, 256]], "triton": True}],
+    "shapes_skipped": [{"label": "shape trial (B: 64 -> 128)", "why": "skipped: too large"}],
+    "gradients": "matched", "dtypes": ["torch.float32", "torch.bfloat16"], "modes": ["train", "eval"],
+    "devices": ["cuda", "cpu"],
+}
 
 
 def test_json_round_trip_with_checks_and_timing():
@@ -42,7 +53,16 @@ def test_round_trip_without_timing():
 
 def test_round_trip_of_minimal_dict():
     v = Verdict.from_dict({"verdict": "error", "reason": "r", "stage": "internal"})
-    assert v.checks == [] and v.timing is None and not v.ok
+    assert v.checks == [] and v.timing is None and not v.ok and v.envelope == {}
+
+
+def test_envelope_round_trip():
+    data = json.loads(full_verdict().to_json())
+    assert data["envelope"] == ENVELOPE
+    back = Verdict.from_json(full_verdict().to_json())
+    assert back.envelope == ENVELOPE and back.envelope["shapes_validated"][0]["triton"] is True
+    assert Verdict("valid", "r", "ok").envelope == {} and Verdict("valid", "r", "ok").envelope is not \
+        Verdict("valid", "r", "ok").envelope
 
 
 @pytest.mark.parametrize("kwargs", [

@@ -17,31 +17,11 @@ from typing import Any
 import torch
 from torch import fx
 
+from ...judge.envelope import symbols as symbol_dims, variant_sizes
 from .capture import Captured, propagate_shapes
-
-SYMBOLS = (("B", 0, 1), ("S", 1, 3))     # (name, dim, least rank of the first tensor input)
-
-
-def variant_sizes(size: int) -> list[int]:
-    """The sizes a free dim is tried at: x0.5 (at least 2), x2, and an odd one (7, or 9 when it is 7)."""
-    return [max(2, size // 2), 2 * size, 9 if size == 7 else 7]
-
 
 def _tensors(inputs: list[Any]) -> list[torch.Tensor]:
     return [x for x in inputs if isinstance(x, torch.Tensor)]
-
-
-def symbol_dims(inputs: list[Any]) -> dict[str, tuple[int, int]]:
-    """Candidate free symbols: name -> (dim, size) from the first tensor input (sizes of 1 never vary)."""
-    tensors = _tensors(inputs)
-    if not tensors:
-        return {}
-    first = tensors[0]
-    found = {}
-    for name, dim, rank in SYMBOLS:
-        if first.dim() >= rank and first.shape[dim] > 1:
-            found[name] = (dim, int(first.shape[dim]))
-    return found
 
 
 def _resized(inputs: list[Any], dim: int, size: int, new: int) -> list[Any]:

@@ -1,0 +1,147 @@
+"""The calls a patch must survive beyond ``get_inputs``' shapes, and the ENVELOPE a candidate declares.
+
+A user's program calls the patched module with other batch and sequence sizes than the traced ones. Pure
+functions: the size symbols of the example inputs ("B": dim 0 of the first tensor input, "S": dim 1 of the
+first tensor input of rank >= 3; every tensor input whose dim has that size varies with it), the sizes each
+is tried at, new inputs of those sizes drawn like the example's values, and the candidate's ``ENVELOPE``
+literal, read from its source without running it. ``worker.py`` runs the trials.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ..envelope_text import declared
+from .trials import Draws
+
+__all__ = ["declared"]   # re-exported: the judge reads a candidate's ENVELOPE with envelope_text's reader
+
+SYMBOLS = (("B", 0, 1), ("S", 1, 3))     # (name, dim, least rank of the first tensor input)
+LARGE_BYTES = 1 << 30                    # example inputs above this are not tried at twice their size
+
+
+def free_symbols(envelope: dict[str, Any] | None) -> set[str]:
+    """The size symbols an ENVELOPE leaves free: strings among its inputs' "sizes"."""
+    if not envelope:
+        return set()
+    free = set()
+    for spec in envelope.get("inputs") or []:
+        if isinstance(spec, dict):
+            free.update(s for s in spec.get("sizes") or [] if isinstance(s, str))
+    return free
+
+
+def claims_triton(envelope: dict[str, Any] | None, symbol: str, device_type: str) -> bool:
+    """Whether the candidate claims its Triton path for other sizes of ``symbol`` on ``device_type``."""
+    if symbol not in free_symbols(envelope):
+        return False
+    device_types = envelope.get("device_types") if envelope else None
+    return not isinstance(device_types, list) or device_type in device_types
+
+
+def _tensors(inputs: list[Any]) -> list[torch.Tensor]:
+    return [x for x in inputs if isinstance(x, torch.Tensor)]
+
+
+def symbols(inputs: list[Any]) -> dict[str, tuple[int, int]]:
+    """Size symbols of the example inputs: name -> (dim, size), from the first tensor input (a size of 1
+    never varies: it broadcasts)."""
+    tensors = _tensors(inputs)
+    if not tensors:
+        return {}
+    first = tensors[0]
+    return {name: (dim, int(first.shape[dim])) for name, dim, rank in SYMBOLS
+            if first.dim() >= rank and first.shape[dim] > 1}
+
+
+def variant_sizes(size: int) -> list[int]:
+    """The sizes a symbol is tried at: half (at least 2), twice, and an odd one (7, or 9 when it is 7)."""
+    return [max(2, size // 2), 2 * size, 9 if size == 7 else 7]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One size variant: ``symbol`` (at ``dim``) goes from ``size`` to ``new``."""
+
+    symbol: str
+    dim: int
+    size: int
+    new: int
+
+    @property
+    def label(self) -> str:
+        return f"shape trial ({self.symbol}: {self.size} -> {self.new})"
+
+
+def variants(inputs: list[Any]) -> list[Variant]:
+    """Every variant of the example inputs, symbol by symbol."""
+    return [Variant(name, dim, size, new) for name, (dim, size) in symbols(inputs).items()
+            for new in variant_sizes(size)]
+
+
+def tensor_bytes(inputs: list[Any]) -> int:
+    return sum(x.numel() * x.element_size() for x in _tensors(inputs))
+
+
+def too_large(inputs: list[Any], variant: Variant) -> bool:
+    """A variant that grows inputs already over ``LARGE_BYTES`` (it could take more memory than the task)."""
+    return variant.new > variant.size and tensor_bytes(inputs) > LARGE_BYTES
+
+
+def shapes(inputs: list[Any]) -> list[list[int]]:
+    """The shape of each tensor input, in order."""
+    return [list(x.shape) for x in _tensors(inputs)]
+
+
+def resized(inputs: list[Any], variant: Variant, seed: int) -> list[Any]:
+    """New inputs: every tensor whose ``variant.dim`` has the variant's size gets the new size there, and each
+    tensor new values of its dtype and device drawn like its own (see ``_like``). Other inputs pass through."""
+    draws = Draws(seed)
+    out = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            shape = list(x.shape)
+            if x.dim() > variant.dim and shape[variant.dim] == variant.size:
+                shape[variant.dim] = variant.new
+            x = _like(x, shape, draws)
+        out.append(x)
+    return out
+
+
+def _like(x: torch.Tensor, shape: list[int], draws: Draws) -> torch.Tensor:
+    """Values for ``shape`` drawn like ``x``'s: floats normal with its mean and std (std 1 where it is 0),
+    integers uniform over its [min, max], booleans true at its fraction of true elements."""
+    g = draws.on(x.device)
+    values = x.detach()
+    if x.dtype == torch.bool:
+        fraction = float(values.double().mean()) if x.numel() else 0.5
+        return torch.rand(shape, generator=g, device=x.device) < fraction
+    if x.is_floating_point() or x.is_complex():
+        mean = float(values.double().mean().real) if x.numel() else 0.0
+        std = float(values.double().std()) if x.numel() > 1 and not x.is_complex() else 0.0
+        drawn = torch.randn(shape, generator=g, device=x.device, dtype=torch.float64 if x.dtype == torch.float64
+                            else torch.float32)
+        return (drawn * (std if std > 0 else 1.0) + mean).to(x.dtype)
+    low, high = (int(values.min()), int(values.max())) if x.numel() else (0, 0)
+    return torch.randint(low, high + 1, shape, generator=g, device=x.device, dtype=torch.int64).to(x.dtype)
+
+
+def float32_only(inputs: list[Any], module: torch.nn.Module) -> bool:
+    """Whether the example's floating inputs and the module's floating parameters are all float32 (and
+    there is at least one): then the judge tries bfloat16 too."""
+    floats = [x for x in _tensors(inputs) if x.is_floating_point()]
+    floats += [p for p in module.parameters() if p.is_floating_point()]
+    return bool(floats) and all(x.dtype == torch.float32 for x in floats)
+
+
+def floating_dtypes(inputs: list[Any], module: torch.nn.Module) -> list[str]:
+    """The floating dtypes of the example's inputs and the module's parameters, by name."""
+    tensors = _tensors(inputs) + list(module.parameters())
+    return sorted({str(x.dtype) for x in tensors if x.is_floating_point()})
+
+
+def cpu_trial_applies(device: torch.device) -> bool:
+    """The CPU trial (models and inputs moved to the CPU) runs when the judge's device is a GPU."""
+    return device.type == "cuda"

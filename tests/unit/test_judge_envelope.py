@@ -1,0 +1,134 @@
+"""The envelope trials' pure parts: size symbols, variant sizes, resized inputs, the declared ENVELOPE."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from adaexplore_core.judge import envelope
+
+ENVELOPE_SOURCE = '''
+import torch
+
+ENVELOPE = {
+    "device_types": ["cuda"],
+    "inputs": [{"dtype": "torch.float32", "sizes": ["B", 256]}, {"value": True}],
+    "parameter_dtypes": ["torch.float32"],
+    "eval_only": [], "train_only": [],
+    "autograd": False,
+}
+
+
+class ModelNew(torch.nn.Module):
+    pass
+'''
+
+
+def test_symbols_batch_from_the_first_tensor_and_sequence_from_rank_three():
+    assert envelope.symbols([torch.zeros(64, 128)]) == {"B": (0, 64)}
+    assert envelope.symbols([3, torch.zeros(8, 16, 32), torch.zeros(5)]) == {"B": (0, 8), "S": (1, 16)}
+    assert envelope.symbols([torch.zeros(128)]) == {"B": (0, 128)}
+
+
+def test_symbols_skip_sizes_of_one_scalars_and_non_tensors():
+    assert envelope.symbols([torch.zeros(1, 16, 32)]) == {"S": (1, 16)}
+    assert envelope.symbols([torch.zeros(4, 1, 32)]) == {"B": (0, 4)}
+    assert envelope.symbols([torch.tensor(2.0), torch.zeros(8)]) == {}      # the first tensor is a scalar
+    assert envelope.symbols([1.5, "x"]) == {}
+
+
+@pytest.mark.parametrize("size, sizes", [(64, [32, 128, 7]), (7, [3, 14, 9]), (2, [2, 4, 7]), (3, [2, 6, 7])])
+def test_variant_sizes(size, sizes):
+    assert envelope.variant_sizes(size) == sizes
+
+
+def test_variants_and_their_labels():
+    found = envelope.variants([torch.zeros(8, 16, 32)])
+    assert [v.label for v in found] == [f"shape trial (B: 8 -> {n})" for n in (4, 16, 7)] + [
+        f"shape trial (S: 16 -> {n})" for n in (8, 32, 7)]
+    assert found[3] == envelope.Variant("S", 1, 16, 8)
+
+
+def test_resized_varies_every_tensor_of_that_size_together():
+    x, mask, bias, idx = torch.randn(8, 16), torch.rand(8, 16) < 0.3, torch.randn(16), torch.randint(0, 9, (8,))
+    out = envelope.resized([x, mask, bias, 2.0, idx], envelope.Variant("B", 0, 8, 7), seed=1)
+    assert envelope.shapes(out) == [[7, 16], [7, 16], [16], [7]]
+    assert [t.dtype for t in out if isinstance(t, torch.Tensor)] == [torch.float32, torch.bool, torch.float32,
+                                                                    torch.int64]
+    assert out[3] == 2.0
+    s = envelope.resized([torch.randn(4, 16, 32), torch.randn(4, 16, 32)], envelope.Variant("S", 1, 16, 9), seed=1)
+    assert envelope.shapes(s) == [[4, 9, 32], [4, 9, 32]]
+
+
+def test_resized_values_are_drawn_like_the_originals_and_seeded():
+    floats = torch.randn(400, 50, dtype=torch.float64) * 3.0 + 5.0
+    ints = torch.randint(10, 20, (400, 50))
+    bools = torch.rand(400, 50) < 0.25
+    variant = envelope.Variant("B", 0, 400, 800)
+    new_floats, new_ints, new_bools = envelope.resized([floats, ints, bools], variant, seed=3)
+    assert new_floats.dtype == torch.float64 and abs(float(new_floats.mean()) - 5.0) < 0.1
+    assert abs(float(new_floats.std()) - 3.0) < 0.1
+    assert int(new_ints.min()) == int(ints.min()) and int(new_ints.max()) == int(ints.max())
+    assert abs(float(new_bools.double().mean()) - float(bools.double().mean())) < 0.02
+    again = envelope.resized([floats, ints, bools], variant, seed=3)
+    assert all(torch.equal(a, b) for a, b in zip(again, [new_floats, new_ints, new_bools]))
+    assert not torch.equal(envelope.resized([floats], variant, seed=4)[0], new_floats)
+
+
+def test_resized_constant_floats_get_unit_spread():
+    (out,) = envelope.resized([torch.full((64, 8), 2.0)], envelope.Variant("B", 0, 64, 128), seed=0)
+    assert abs(float(out.mean()) - 2.0) < 0.2 and 0.8 < float(out.std()) < 1.2
+
+
+def test_too_large_only_grows_inputs_over_a_gib():
+    big = torch.zeros(1).expand(envelope.LARGE_BYTES // 4 + 1)          # a GiB and 4 bytes, no memory
+    assert envelope.tensor_bytes([big, 3]) == envelope.LARGE_BYTES + 4
+    n = big.shape[0]
+    assert envelope.too_large([big], envelope.Variant("B", 0, n, 2 * n))
+    assert not envelope.too_large([big], envelope.Variant("B", 0, n, 7))
+    assert not envelope.too_large([torch.zeros(64, 8)], envelope.Variant("B", 0, 64, 128))
+
+
+def test_declared_reads_the_literal():
+    found = envelope.declared(ENVELOPE_SOURCE)
+    assert found["inputs"][0] == {"dtype": "torch.float32", "sizes": ["B", 256]}
+    assert found["device_types"] == ["cuda"] and found["autograd"] is False
+    annotated = envelope.declared('ENVELOPE: dict = {"inputs": [{"sizes": ["S"]}]}\n')
+    assert annotated == {"inputs": [{"sizes": ["S"]}]}
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\n",                                                        # absent
+    "ENVELOPE = dict(inputs=[])\n",                                          # not a literal
+    "ENVELOPE = {'inputs': __import__('os').getcwd()}\n",                    # code: never run
+    "ENVELOPE = ['B']\n",                                                    # not a dict
+    "def f():\n    ENVELOPE = {'inputs': []}\n",                             # not at module level
+    "ENVELOPE = {\n",                                                        # a syntax error
+])
+def test_declared_is_none_without_a_top_level_literal_dict(source):
+    assert envelope.declared(source) is None
+
+
+def test_free_symbols_and_the_triton_claim():
+    found = envelope.declared(ENVELOPE_SOURCE)
+    assert envelope.free_symbols(found) == {"B"} and envelope.free_symbols(None) == set()
+    assert envelope.claims_triton(found, "B", "cuda")
+    assert not envelope.claims_triton(found, "B", "cpu")                     # Triton only on the GPU
+    assert not envelope.claims_triton(found, "S", "cuda")                    # S is not free
+    assert not envelope.claims_triton(None, "B", "cuda")
+    assert envelope.claims_triton({"inputs": [{"sizes": ["B", 4]}]}, "B", "cpu")   # no device types: all
+
+
+def test_float32_only_and_floating_dtypes():
+    linear = torch.nn.Linear(4, 4)
+    assert envelope.float32_only([torch.randn(2, 4)], linear)
+    assert envelope.float32_only([torch.randint(0, 3, (2,))], linear)                   # parameters count
+    assert not envelope.float32_only([torch.randn(2, 4).double()], linear)
+    assert not envelope.float32_only([torch.randint(0, 3, (2,))], torch.nn.ReLU())      # nothing floating
+    assert envelope.floating_dtypes([torch.randn(2).half(), torch.zeros(2, dtype=torch.int64)], linear) == [
+        "torch.float16", "torch.float32"]
+
+
+def test_the_cpu_trial_runs_only_on_a_gpu_judge():
+    assert envelope.cpu_trial_applies(torch.device("cuda:0"))
+    assert envelope.cpu_trial_applies(torch.device("cuda"))
+    assert not envelope.cpu_trial_applies(torch.device("cpu"))
