@@ -10,7 +10,8 @@ import triton.language as tl
 def add_kernel(x_ptr, r_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(r_ptr + offs, mask=mask), mask=mask)
+    h = tl.load(x_ptr + offs, mask=mask).to(tl.float32) + tl.load(r_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, h.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -18,10 +19,10 @@ def rmsnorm_kernel(h_ptr, w_ptr, out_ptr, dim, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < dim
-    h = tl.load(h_ptr + row * dim + cols, mask=mask, other=0.0)
+    h = tl.load(h_ptr + row * dim + cols, mask=mask, other=0.0).to(tl.float32)
     scale = tl.rsqrt(tl.sum(h * h, axis=0) / dim + eps)
-    w = tl.load(w_ptr + cols, mask=mask)
-    tl.store(out_ptr + row * dim + cols, h * scale * w, mask=mask)
+    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
+    tl.store(out_ptr + row * dim + cols, (h * scale * w).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -31,6 +32,10 @@ class ModelNew(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
+        autograd = torch.is_grad_enabled() and (x.requires_grad or residual.requires_grad or self.weight.requires_grad)
+        if not x.is_cuda or autograd:
+            h = x + residual  # the CPU or autograd: the reference's own forward
+            return h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
         x, residual = x.contiguous(), residual.contiguous()
         h = torch.empty_like(x)
         n = x.numel()

@@ -12,9 +12,9 @@ def relu_bias_kernel(y_ptr, bias_ptr, n_elements, hw, channels, BLOCK_SIZE: tl.c
     offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n_elements
     c = (offs // hw) % channels
-    y = tl.load(y_ptr + offs, mask=mask)
-    b = tl.load(bias_ptr + c, mask=mask)
-    tl.store(y_ptr + offs, tl.maximum(y, 0.0) + b, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask).to(tl.float32)
+    b = tl.load(bias_ptr + c, mask=mask).to(tl.float32)
+    tl.store(y_ptr + offs, (tl.maximum(y, 0.0) + b).to(y_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -24,6 +24,9 @@ class ModelNew(nn.Module):
         self.bias = nn.Parameter(torch.randn(bias_shape))
 
     def forward(self, x):
+        autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
+        if not x.is_cuda or autograd:
+            return torch.relu(self.conv(x)) + self.bias  # the CPU or autograd: the reference's own forward
         y = self.conv(x).contiguous()
         n = y.numel()
         hw = y.shape[2] * y.shape[3]

@@ -146,6 +146,46 @@ def test_corpus_case(case: Case, judged: Judged):
     assert any(case.reason.lower() in t.lower() for t in texts), shown
 
 
+def verdict_of(judged: Judged, case_id: str) -> Verdict:
+    return judged.futures[case_id].result(timeout=RESULT_TIMEOUT_S)
+
+
+def test_verdicts_record_the_envelope(judged: Judged):
+    """A valid verdict says what the candidate was validated for besides get_inputs: its declared ENVELOPE,
+    the sizes tried (and whether Triton ran there), gradients, dtypes, modes and devices."""
+    verdict = verdict_of(judged, "pointwise/valid_envelope")
+    env = verdict.envelope
+    assert env["declared"]["inputs"] == [{"dtype": "torch.float32", "sizes": ["B", 128]}], describe(verdict)
+    assert env["shapes_timed"] == [[64, 128]]
+    assert env["shapes_validated"] == [{"label": f"shape trial (B: 64 -> {n})", "shapes": [[n, 128]], "triton": True}
+                                       for n in (32, 128, 7)]
+    assert env["shapes_skipped"] == []
+    assert (env["gradients"], env["dtypes"], env["modes"], env["devices"]) == (
+        "matched", ["torch.float32", "torch.bfloat16"], ["train", "eval"], ["cpu"])
+    checks = {c.name: c for c in verdict.checks}
+    assert all(checks[name].passed for name in ("shapes", "gradients", "dtypes", "modes")), describe(verdict)
+    assert "a fallback without Triton" in checks["dtypes"].detail       # bfloat16 is outside its ENVELOPE
+    assert verdict_of(judged, "pointwise/valid").envelope["declared"] is None
+
+
+def test_sizes_the_reference_rejects_are_skipped(judged: Judged):
+    env = verdict_of(judged, "positional_add/valid").envelope
+    assert [s["label"] for s in env["shapes_skipped"]] == [f"shape trial (S: 16 -> {n})" for n in (8, 32, 7)]
+    assert {s["why"] for s in env["shapes_skipped"]} == {"not accepted by the reference"}
+    assert [v["shapes"] for v in env["shapes_validated"]] == [[[n, 16, 32]] for n in (2, 8, 7)]
+
+
+def test_a_reference_that_updates_its_input_in_place_is_not_differentiable(judged: Judged):
+    verdict = verdict_of(judged, "inplace_add/valid_same_mutation")
+    assert verdict.ok and verdict.envelope["gradients"] == "not differentiable", describe(verdict)
+
+
+def test_a_failed_verdict_records_what_passed_before(judged: Judged):
+    env = verdict_of(judged, "pointwise/no_autograd").envelope
+    assert len(env["shapes_validated"]) == 3 and all(v["triton"] for v in env["shapes_validated"])
+    assert "gradients" not in env and "dtypes" not in env
+
+
 def test_pool_recovers_after_killed_workers(judged: Judged):
     """After the hang, crash and memory-hog cases, the shared pool still judges legit candidates correctly."""
     killers = [c for c in CASES if c.stage in KILLING_STAGES and not c.isolate]

@@ -12,12 +12,13 @@ def bn_eval_kernel(x_ptr, mean_ptr, var_ptr, w_ptr, b_ptr, out_ptr, n, n_cols, e
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     c = offs % n_cols
-    x = tl.load(x_ptr + offs, mask=mask)
-    mean = tl.load(mean_ptr + c, mask=mask)
-    var = tl.load(var_ptr + c, mask=mask)
-    w = tl.load(w_ptr + c, mask=mask)
-    b = tl.load(b_ptr + c, mask=mask)
-    tl.store(out_ptr + offs, (x - mean) / tl.sqrt(var + eps) * w + b, mask=mask)
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    mean = tl.load(mean_ptr + c, mask=mask).to(tl.float32)
+    var = tl.load(var_ptr + c, mask=mask).to(tl.float32)
+    w = tl.load(w_ptr + c, mask=mask).to(tl.float32)
+    b = tl.load(b_ptr + c, mask=mask).to(tl.float32)
+    y = (x - mean) / tl.sqrt(var + eps) * w + b
+    tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -27,6 +28,9 @@ class ModelNew(nn.Module):
         self.bn.eval()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
+        if autograd or self.bn.training:
+            return self.bn(x)  # autograd, or batch statistics (train mode): the reference's forward
         x = x.contiguous()
         out = torch.empty_like(x)
         n = x.numel()

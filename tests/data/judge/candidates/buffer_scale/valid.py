@@ -10,9 +10,9 @@ import triton.language as tl
 def scale_kernel(x_ptr, s_ptr, out_ptr, n, channels, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    s = tl.load(s_ptr + offs % channels, mask=mask)
-    tl.store(out_ptr + offs, x * s, mask=mask)
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    s = tl.load(s_ptr + offs % channels, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, (x * s).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def scale(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
@@ -29,4 +29,6 @@ class ModelNew(nn.Module):
         self.register_buffer("scale", torch.linspace(0.5, 2.0, channels))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and x.requires_grad:
+            return x * self.scale  # autograd: the reference's own forward
         return scale(x, self.scale)

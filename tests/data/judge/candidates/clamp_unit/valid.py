@@ -10,8 +10,8 @@ import triton.language as tl
 def clamp_unit_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, tl.minimum(tl.maximum(x, 0.0), 1.0), mask=mask)
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, tl.minimum(tl.maximum(x, 0.0), 1.0).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -19,6 +19,8 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and x.requires_grad:
+            return torch.clamp(x, 0.0, 1.0)  # autograd: the reference's own forward
         x = x.contiguous()
         out = torch.empty_like(x)
         n = x.numel()

@@ -10,7 +10,8 @@ import triton.language as tl
 def double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, (x * 2.0).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def double(x: torch.Tensor) -> torch.Tensor:
@@ -27,4 +28,6 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self.ema.mul_(0.5).add_(0.5 * x.mean(0))
+        if torch.is_grad_enabled() and x.requires_grad:
+            return x * 2.0  # autograd: the reference's own forward
         return double(x)

@@ -11,9 +11,9 @@ import triton.language as tl
 def gelu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
     y = 0.5 * x * (1.0 + tl.erf(x * 0.7071067811865476))
-    tl.store(out_ptr + offs, y, mask=mask)
+    tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -21,6 +21,8 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and x.requires_grad:
+            return torch.nn.functional.gelu(x)  # autograd: the reference's own forward
         x = x.contiguous()
         out = torch.empty_like(x)
         n = x.numel()

@@ -10,9 +10,9 @@ import triton.language as tl
 def add_one_inplace_then_double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask) + 1.0
+    x = (tl.load(x_ptr + offs, mask=mask).to(tl.float32) + 1.0).to(x_ptr.dtype.element_ty)
     tl.store(x_ptr + offs, x, mask=mask)
-    tl.store(out_ptr + offs, x * 2.0, mask=mask)
+    tl.store(out_ptr + offs, (x.to(tl.float32) * 2.0).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -20,6 +20,9 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and x.requires_grad:
+            x.add_(1)  # autograd: the reference's own forward
+            return x * 2
         out = torch.empty_like(x)
         n = x.numel()
         add_one_inplace_then_double_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)

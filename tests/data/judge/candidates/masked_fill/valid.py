@@ -11,9 +11,9 @@ import triton.language as tl
 def masked_fill_kernel(x_ptr, m_ptr, out_ptr, n, n_cols, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     inside = offs < n
-    x = tl.load(x_ptr + offs, mask=inside)
+    x = tl.load(x_ptr + offs, mask=inside).to(tl.float32)
     keep = tl.load(m_ptr + offs, mask=inside, other=0) != 0
-    tl.store(out_ptr + offs, tl.where(keep, x, 0.0), mask=inside)
+    tl.store(out_ptr + offs, tl.where(keep, x, 0.0).to(out_ptr.dtype.element_ty), mask=inside)
 
 
 class ModelNew(nn.Module):
@@ -21,6 +21,8 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and x.requires_grad:
+            return torch.where(mask, x, torch.zeros_like(x))  # autograd: the reference's own forward
         x, mask = x.contiguous(), mask.contiguous()
         out = torch.empty_like(x)
         n = x.numel()

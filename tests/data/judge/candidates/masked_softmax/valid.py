@@ -12,11 +12,11 @@ def masked_softmax_kernel(s_ptr, m_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
-    s = tl.load(s_ptr + row * n_cols + cols, mask=inside, other=float("-inf"))
+    s = tl.load(s_ptr + row * n_cols + cols, mask=inside, other=float("-inf")).to(tl.float32)
     keep = tl.load(m_ptr + row * n_cols + cols, mask=inside, other=0) != 0
     s = tl.where(keep, s, float("-inf"))
     e = tl.exp(s - tl.max(s, axis=0))
-    tl.store(out_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=inside)
+    tl.store(out_ptr + row * n_cols + cols, (e / tl.sum(e, axis=0)).to(out_ptr.dtype.element_ty), mask=inside)
 
 
 class ModelNew(nn.Module):
@@ -24,6 +24,9 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and scores.requires_grad:
+            # autograd: the reference's own forward
+            return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
         scores, mask = scores.contiguous(), mask.contiguous()
         out = torch.empty_like(scores)
         rows, cols = scores.shape

@@ -12,8 +12,8 @@ import triton.language as tl
 def affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0), mask=mask)
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def affine_relu(x: torch.Tensor) -> torch.Tensor:
@@ -34,4 +34,6 @@ class ModelNew(nn.Module):
         one = torch.ones(1)
         for i in range(2500):
             torch.add(one, 1, out=torch.empty(2 + i + 2500 * self.calls))  # warns: out was resized
+        if torch.is_grad_enabled() and x.requires_grad:
+            return torch.relu(x * 2 + 1)  # autograd: the reference's own forward
         return affine_relu(x)

@@ -11,8 +11,8 @@ import triton.language as tl
 def row_max_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=float("-inf"))
-    tl.store(out_ptr + row, tl.max(x, axis=0))
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=float("-inf")).to(tl.float32)
+    tl.store(out_ptr + row, tl.max(x, axis=0).to(out_ptr.dtype.element_ty))
 
 
 class ModelNew(nn.Module):
@@ -20,6 +20,8 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and x.requires_grad:
+            return torch.amax(x, dim=1)  # autograd: the reference's own forward
         x = x.contiguous()
         rows, cols = x.shape
         out = torch.empty(rows, device=x.device, dtype=x.dtype)

@@ -12,9 +12,9 @@ def max_scale_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
-    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=float("-inf"))
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=float("-inf")).to(tl.float32)
     scale = tl.max(x, axis=0)
-    tl.store(out_ptr + row * n_cols + cols, x / scale, mask=mask)
+    tl.store(out_ptr + row * n_cols + cols, (x / scale).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -22,6 +22,8 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and x.requires_grad:
+            return x / x.amax(dim=1, keepdim=True)  # autograd: the reference's own forward
         x = x.contiguous()
         out = torch.empty_like(x)
         rows, cols = x.shape

@@ -1,0 +1,31 @@
+# expect: verdict=valid stage=ok reason~"Validated"
+"""Legit: the table read per (position, feature), any batch size; autograd runs the reference's expression."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def positional_add_kernel(x_ptr, pos_ptr, out_ptr, n, table_size, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    p = tl.load(pos_ptr + offs % table_size, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, (x + p).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, seq: int, features: int):
+        super().__init__()
+        self.pos = nn.Parameter(torch.randn(seq, features) * 0.1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and (x.requires_grad or self.pos.requires_grad):
+            return x + self.pos  # autograd: the reference's own forward
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        positional_add_kernel[(triton.cdiv(n, 1024),)](x, self.pos.contiguous(), out, n, self.pos.numel(),
+                                                       BLOCK=1024)
+        return out
