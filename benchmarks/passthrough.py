@@ -1,5 +1,6 @@
 """Make a "passthrough" candidate from a reference: the reference's own PyTorch forward, with every output
-copied through a Triton kernel. It is valid by construction and never faster than eager, so it measures the
+copied through a Triton kernel (calls with autograd on, or off the GPU, return the reference's outputs as they
+are: the judge's gradient and CPU trials). It is valid by construction and never faster than eager, so it measures the
 judge itself (baselines, trials, throughput) on any KernelBench problem. Never shown as a speedup."""
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ def passthrough_candidate(reference_source: str, class_name: str = "Model") -> s
     cls.body.append(ast.parse(
         "def forward(self, *args):\n"
         "    out = self._reference_forward(*args)\n"
+        "    first = out[0] if isinstance(out, (tuple, list)) else out\n"
+        "    if torch.is_grad_enabled() or not first.is_cuda:\n"
+        "        return out\n"
         "    if isinstance(out, tuple):\n"
         "        return tuple(_passthrough_copy(o) for o in out)\n"
         "    if isinstance(out, list):\n"
