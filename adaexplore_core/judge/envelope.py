@@ -3,8 +3,8 @@
 A user's program calls the patched module with other batch and sequence sizes than the traced ones. Pure
 functions: the size symbols of the example inputs ("B": dim 0 of the first tensor input, "S": dim 1 of the
 first tensor input of rank >= 3; every tensor input whose dim has that size varies with it), the sizes each
-is tried at, new inputs of those sizes drawn like the example's values, and the candidate's ``ENVELOPE``
-literal, read from its source without running it. ``worker.py`` runs the trials.
+is tried at, and new inputs of those sizes drawn like the example's values (a candidate's ``ENVELOPE``
+literal is read by ``envelope_text.declared``). ``worker.py`` runs the trials.
 """
 from __future__ import annotations
 
@@ -13,10 +13,7 @@ from typing import Any
 
 import torch
 
-from ..envelope_text import declared
 from .trials import Draws
-
-__all__ = ["declared"]   # re-exported: the judge reads a candidate's ENVELOPE with envelope_text's reader
 
 SYMBOLS = (("B", 0, 1), ("S", 1, 3))     # (name, dim, least rank of the first tensor input)
 LARGE_BYTES = 1 << 30                    # example inputs above this are not tried at twice their size

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 
 import torch
 
+from .. import envelope_text
 from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task
 from . import envelope as envelopes
 from . import trials as ood
@@ -254,7 +255,7 @@ class Judging:
         self.updated_buffers: set[str] = set()   # reference buffers its forward changes (running statistics)
         self.global_state: GlobalState | None = None
         self.rng = random.Random(request.seed)
-        self.envelope: dict[str, Any] = {"declared": envelopes.declared(request.candidate_source)}
+        self.envelope: dict[str, Any] = {"declared": envelope_text.declared(request.candidate_source)}
         self.small_variant: envelopes.Variant | None = None   # the smallest size the reference accepted
 
     def seed(self) -> int:

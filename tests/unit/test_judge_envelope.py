@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from adaexplore_core import envelope_text
 from adaexplore_core.judge import envelope
 
 ENVELOPE_SOURCE = '''
@@ -89,10 +90,10 @@ def test_too_large_only_grows_inputs_over_a_gib():
 
 
 def test_declared_reads_the_literal():
-    found = envelope.declared(ENVELOPE_SOURCE)
+    found = envelope_text.declared(ENVELOPE_SOURCE)
     assert found["inputs"][0] == {"dtype": "torch.float32", "sizes": ["B", 256]}
     assert found["device_types"] == ["cuda"] and found["autograd"] is False
-    annotated = envelope.declared('ENVELOPE: dict = {"inputs": [{"sizes": ["S"]}]}\n')
+    annotated = envelope_text.declared('ENVELOPE: dict = {"inputs": [{"sizes": ["S"]}]}\n')
     assert annotated == {"inputs": [{"sizes": ["S"]}]}
 
 
@@ -105,11 +106,11 @@ def test_declared_reads_the_literal():
     "ENVELOPE = {\n",                                                        # a syntax error
 ])
 def test_declared_is_none_without_a_top_level_literal_dict(source):
-    assert envelope.declared(source) is None
+    assert envelope_text.declared(source) is None
 
 
 def test_free_symbols_and_the_triton_claim():
-    found = envelope.declared(ENVELOPE_SOURCE)
+    found = envelope_text.declared(ENVELOPE_SOURCE)
     assert envelope.free_symbols(found) == {"B"} and envelope.free_symbols(None) == set()
     assert envelope.claims_triton(found, "B", "cuda")
     assert not envelope.claims_triton(found, "B", "cpu")                     # Triton only on the GPU
