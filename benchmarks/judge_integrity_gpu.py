@@ -8,7 +8,8 @@
 2. spread: one sub-millisecond two-kernel candidate (residual add + RMSNorm, 16384 x 4096 fp32) judged 5 times. Goal: candidate time spread (max - min) / median <= 3 %.
 3. throughput: passthrough candidates of two level-2 problems on a warm pool (of 2, or --throughput-workers, per GPU). Goal: >= 20 per minute per GPU.
 4. sandbox: escape candidates judged with the static guard off on the GPU; none may create its marker file.
-5. memory: level-1 problems with 7.5-8.6 GB inputs on a pool of 3 workers per GPU (the whole-GPU retry).
+5. memory: level-1 problems with 7.5-8.6 GB inputs on a pool of the search's workers per GPU (--memory-workers;
+   the whole-GPU retry).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from adaexplore_core.judge.pool import JudgeConfig, JudgePool  # noqa: E402
 from adaexplore_core.proposers.base import ProposalError, ProposalRequest  # noqa: E402
 from adaexplore_core.proposers.builtin.proposer import BuiltinProposer  # noqa: E402
 from adaexplore_core.search.explore import RETIME_ROUNDS  # noqa: E402
+from adaexplore_core.search.jobs import GPU_WORKERS  # noqa: E402
 from adaexplore_core.task import TaskSpec  # noqa: E402
 from passthrough import passthrough_candidate  # noqa: E402
 
@@ -86,7 +88,8 @@ def agreement(pool: JudgePool, kb: Path, count: int, scratch: Path, results: dic
         except (ProposalError, IndexError):
             continue
         verdict = pool.judge(spec, proposal.source, rounds=RETIME_ROUNDS)
-        row = {"problem": f"{level}/{path.name}", "verdict": verdict.verdict, "reason": verdict.reason[:300]}
+        row = {"problem": f"{level}/{path.name}", "verdict": verdict.verdict, "reason": verdict.reason[:300],
+               "envelope": verdict.envelope}
         if verdict.stage in ("timeout", "crash", "internal"):
             row["log_tail"] = verdict.log_tail[-1500:]
         if verdict.ok and verdict.timing:
@@ -132,9 +135,17 @@ def throughput(pool: JudgePool, kb: Path, results: dict, save) -> None:
     results.setdefault("throughput", {})[str(pool.config.workers_per_device)] = {"problems": problems, "candidates": len(verdicts), "wall_s": round(wall, 2),
                              "valid": sum(v.ok for v in verdicts), "per_minute": round(len(verdicts) / wall * 60, 1),
                              "median_candidate_s": statistics.median(v.seconds for v in verdicts),
-                             "reasons": sorted({v.reason[:200] for v in verdicts if not v.ok})}
+                             "reasons": sorted({v.reason[:200] for v in verdicts if not v.ok}),
+                             "phase_median_s": phase_medians(verdicts)}
     print(json.dumps(results["throughput"]), flush=True)
     save()
+
+
+def phase_medians(verdicts: list) -> dict:
+    """The median seconds of each worker phase over ``verdicts`` (where it ran)."""
+    names = [n for v in verdicts for n in v.phase_seconds]
+    return {n: round(statistics.median(v.phase_seconds[n] for v in verdicts if n in v.phase_seconds), 3)
+            for n in dict.fromkeys(names)}
 
 
 def memory(pool: JudgePool, kb: Path, results: dict, save) -> None:
@@ -151,7 +162,9 @@ def memory(pool: JudgePool, kb: Path, results: dict, save) -> None:
             continue
         v = pool.judge(spec, proposal.source)
         rows["problems"][name] = {"verdict": v.verdict, "stage": v.stage, "reason": v.reason[:300],
-                                  "seconds": v.seconds, "whole_gpu": spec.key() in pool._whole_gpu}
+                                  "seconds": v.seconds, "whole_gpu": spec.key() in pool._whole_gpu,
+                                  "phases": v.phase_seconds, "checks": [c.detail[:160] for c in v.checks][-6:],
+                                  "log_tail": v.log_tail[-1500:] if not v.ok else ""}
         print(name, json.dumps(rows["problems"][name]), flush=True)
         save()
 
@@ -196,6 +209,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=1e9, help="start no agreement problem after this")
     parser.add_argument("--throughput-workers", type=int, nargs="*", default=[2],
                         help="throughput: one warm pool of this many workers per GPU for each number")
+    parser.add_argument("--memory-workers", type=int, default=GPU_WORKERS, help="memory: workers per GPU")
     parser.add_argument("--skip", type=int, default=0, help="agreement: begin after this many problems")
     args = parser.parse_args()
     deadline = time.monotonic() + args.seconds
@@ -209,7 +223,7 @@ def main() -> int:
     if "sandbox" in args.parts:
         sandbox(kb, args.device, results, save)
     if "memory" in args.parts:
-        with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=3)) as pool:
+        with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=args.memory_workers)) as pool:
             memory(pool, kb, results, save)
     if "throughput" in args.parts:
         for workers in args.throughput_workers:

@@ -424,7 +424,7 @@ class _Slot(threading.Thread):
 
     def _stacks_then_kill(self, watch: _Watch) -> str:
         """Ask the candidate's process where it is (its Python stacks, written to the log by faulthandler on
-        SIGUSR1), then kill it; returns the log's tail, so a timeout says what was running."""
+        SIGUSR1), then kill it; returns the log's tail, so a timeout or a memory stop says what was running."""
         assert self.zygote is not None
         if self.child:
             try:
@@ -471,10 +471,10 @@ class _Slot(threading.Thread):
                                   env=zygote.env))
             rss = _rss_mb(self.child) if self.child else 0.0
             if rss > config.memory_limit_mb:
-                self._kill_child_and_wait(watch)
+                tail = self._stacks_then_kill(watch)
                 raise _Stop(invalid("memory", f"The candidate used over {config.memory_limit_mb} MB of memory and "
                                               "was stopped", [Check("memory", False, f"{rss:.0f} MB resident")],
-                                    env=zygote.env))
+                                    log_tail=tail, env=zygote.env))
 
     def _converse(self, request: JudgeRequest, watch: _Watch) -> Verdict:
         zygote = self.zygote
@@ -616,6 +616,7 @@ def _with_timing(verdict: Verdict, timing: Timing | Verdict | None) -> Verdict:
     if isinstance(timing, Verdict):
         timing.checks = verdict.checks + timing.checks
         timing.env, timing.trials, timing.seconds = verdict.env, verdict.trials, verdict.seconds
+        timing.envelope, timing.phase_seconds = verdict.envelope, verdict.phase_seconds
         timing.checkpoint_compatible = verdict.checkpoint_compatible
         return timing
     verdict.timing = timing

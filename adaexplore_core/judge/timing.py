@@ -9,6 +9,7 @@ with the host's clock after a device-wide synchronize: work hidden from the curr
 """
 from __future__ import annotations
 
+import functools
 import random
 import statistics
 import time
@@ -34,7 +35,8 @@ class TimingConfig:
 @dataclass
 class Measurement:
     samples: list[float]                                   # ms per timed call
-    checked: list[tuple[list[Any], Any]] = field(default_factory=list)   # (inputs before the call, output)
+    # (a function making the call's inputs again, as they were before the call; its output)
+    checked: list[tuple[Callable[[], list[Any]], Any]] = field(default_factory=list)
 
     @property
     def median_ms(self) -> float:
@@ -59,21 +61,30 @@ def quartiles(samples: list[float]) -> tuple[float, float]:
 
 class FreshInputs:
     """New inputs for every call: a base set's floating tensors times elementwise factors in [0.5, 1.5), its
-    integer and boolean tensors with their elements shuffled (same values, new places)."""
+    integer and boolean tensors with their elements shuffled (same values, new places). Each call's inputs
+    can be made again, equal, from its recipe (``last_recipe``), so a checked call needs no copy of them."""
 
     def __init__(self, base_sets: list[list[Any]], seed: int) -> None:
         self.base_sets = base_sets
         self.rng = random.Random(seed)
         self.calls = 0
+        self.last_recipe: tuple[int, int] = (0, 0)   # (base set, seed) of the inputs ``next`` returned last
 
     def next(self) -> list[Any]:
-        base = self.base_sets[self.calls % len(self.base_sets)]
+        self.last_recipe = (self.calls % len(self.base_sets), self.rng.getrandbits(62))
         self.calls += 1
-        torch.manual_seed(self.rng.getrandbits(62))
+        fresh = self.make(self.last_recipe)
+        torch.manual_seed(self.rng.getrandbits(62))      # the call itself sees a fresh RNG state
+        return fresh
+
+    def make(self, recipe: tuple[int, int]) -> list[Any]:
+        """The inputs of ``recipe``: new tensors, equal to those ``next`` returned with it."""
+        base, seed = recipe
+        torch.manual_seed(seed)
         fresh = []
-        for x in base:
+        for x in self.base_sets[base]:
             if isinstance(x, torch.Tensor) and x.is_floating_point():
-                fresh.append(x * torch.empty_like(x).uniform_(0.5, 1.5))
+                fresh.append(torch.empty_like(x).uniform_(0.5, 1.5).mul_(x))   # one new tensor (memory)
             elif isinstance(x, torch.Tensor) and x.numel() > 1:      # integers and masks: the values shuffled
                 order = torch.randperm(x.numel(), device=x.device)
                 fresh.append(x.reshape(-1)[order].reshape(x.shape))
@@ -81,7 +92,6 @@ class FreshInputs:
                 fresh.append(x.clone())
             else:
                 fresh.append(x)
-        torch.manual_seed(self.rng.getrandbits(62))      # the call itself sees a fresh RNG state
         return fresh
 
 
@@ -93,10 +103,6 @@ def _flush_l2(device: torch.device) -> None:
     if buf is None:
         buf = _flush_buffers[device] = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device=device)
     buf.zero_()
-
-
-def _clone(inputs: list[Any]) -> list[Any]:
-    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
 
 
 def measure(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
@@ -115,13 +121,13 @@ def measure(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
         return _time_calls(fn, fresh, device, count, picks, keep_last=keep_last if check else 0)
 
 
-RETAINED = 2   # every checked measurement keeps each call's inputs and output alive for this many calls
+RETAINED = 2   # every checked measurement keeps each call's output alive for this many calls
 LARGE_INPUT_BYTES = 2 << 30   # above this, one call is retained and one checked per measurement (memory: a
                               # 8.6 GB level-1 task ran out of an H200's 0.7 while timed with two of each)
 
 
 def retention(inputs: list[Any], config: TimingConfig = TimingConfig()) -> tuple[int, int]:
-    """(calls whose inputs and output stay alive, calls checked) per checked measurement of these inputs."""
+    """(calls whose output stays alive, calls checked) per checked measurement of these inputs."""
     if _bytes(inputs) > LARGE_INPUT_BYTES:
         return 1, 1
     return RETAINED, config.checked_calls
@@ -133,13 +139,13 @@ def _bytes(inputs: list[Any]) -> int:
 
 def _time_calls(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device, count: int,
                 checked: set[int] = frozenset(), keep_last: int = 0) -> Measurement:
-    """Timed calls. With ``keep_last``, every call's inputs (a copy from before the call) and output stay
-    alive for the next ``keep_last`` calls, so no call sees the memory of the one before it and a checked
-    call's allocations look like any other's; the last ones and the ``checked`` ones are returned."""
+    """Timed calls. With ``keep_last``, every call's output stays alive for the next ``keep_last`` calls, so no
+    call sees the memory of the one before it and a checked call's allocations look like any other's; the
+    last ones and the ``checked`` ones are returned, each as (its inputs made again, its output)."""
     pairs, kept, recent = [], [], []
     for i in range(count):
         inputs = fresh.next()
-        before = _clone(inputs) if keep_last or i in checked else None
+        before = functools.partial(fresh.make, fresh.last_recipe)
         _flush_l2(device)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()

@@ -190,6 +190,22 @@ def loss(outputs: list[torch.Tensor], grads: list[torch.Tensor | None]) -> torch
     return sum(((o * g).sum() for o, g in zip(outputs, grads) if g is not None), torch.zeros(()))
 
 
+def prefill_grads(reference: torch.nn.Module, candidate: torch.nn.Module, seed: int) -> dict[str, torch.Tensor]:
+    """Give every parameter of both modules that requires grad the same random ``.grad`` (by name), as after
+    an earlier micro-batch; returns those values by name. A backward must add to them."""
+    draws = Draws(seed)
+    cand = dict(candidate.named_parameters())
+    filled = {}
+    for name, p in reference.named_parameters():
+        if p.requires_grad and p.is_floating_point():
+            g = torch.randn(p.shape, generator=draws.on(p.device), device=p.device, dtype=torch.float32).to(p.dtype)
+            filled[name] = g
+            p.grad = g.clone()
+            if name in cand:
+                cand[name].grad = g.clone()
+    return filled
+
+
 def clear_grads(module: torch.nn.Module) -> None:
     """Drop the parameters' ``.grad`` and detach buffers a forward with autograd left attached to a graph
     (a running average rebound from an input), so that later trials start as they would have."""

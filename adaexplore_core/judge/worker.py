@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 import torch
 
 from .. import envelope_text
-from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task
+from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task, to_device
 from . import envelope as envelopes
 from . import trials as ood
 from .correctness import LaunchCounter, Tolerance, aliased_outputs, compare_outputs, mutated, snapshot
@@ -257,6 +257,16 @@ class Judging:
         self.rng = random.Random(request.seed)
         self.envelope: dict[str, Any] = {"declared": envelope_text.declared(request.candidate_source)}
         self.small_variant: envelopes.Variant | None = None   # the smallest size the reference accepted
+        self.phase_seconds: dict[str, float] = {}                # wall seconds of each phase, in order
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Record the wall seconds the block takes under ``name`` (a failing phase is recorded too)."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.phase_seconds[name] = round(time.monotonic() - started, 3)
 
     def seed(self) -> int:
         return self.rng.getrandbits(62)
@@ -301,6 +311,23 @@ class Judging:
             raise self.fail("correctness", "global_state", f"{when}: {'; '.join(changes)[:400]}",
                             f"The candidate changed torch's global state {when} ({changes[0][:200]}); it would "
                             "change what the reference computes or how it is timed")
+
+    @contextlib.contextmanager
+    def deterministic(self, when: str) -> Iterator[None]:
+        """PyTorch's deterministic algorithms (warn-only) and cuDNN's inside the block, restored after it: a
+        fallback that runs the reference's own code gets its gradients exactly, not its atomics' run-to-run
+        noise. The flags must be as set when the block ends (the candidate may not change them)."""
+        saved = _determinism()
+        _set_determinism(DETERMINISTIC)
+        try:
+            yield
+        finally:
+            seen = _determinism()
+            _set_determinism(saved)
+        if seen != DETERMINISTIC:
+            raise self.fail("correctness", "global_state", f"{when}: the determinism flags changed",
+                            f"The candidate changed torch's determinism flags {when}; it would change what the "
+                            "reference computes")
 
     # stage: the task
     def load_task(self) -> Any:
@@ -421,6 +448,8 @@ class Judging:
         cand_alias = aliased_outputs(cand_out, cand_in) - aliased_outputs(ref_out, ref_in)
         if inputs.candidate_values is None:
             cand_in = []
+        if not ref_changed:
+            originals = [None] * len(originals)     # the reference's inputs are as they were: one copy is enough
         exact = None
         mismatch = compare_outputs(ref_out, cand_out, tolerance, atol_scale=inputs.atol_scale)
         if mismatch is not None and mismatch.name == "values":
@@ -468,11 +497,12 @@ class Judging:
         first.candidate_values = same_objects
         first.label = "called again trial (first call)"
         self.trial(reference, candidate, first, normal=False, check="repeat_calls")
+        del first                               # GB-sized tasks: hold no more copies than the next trial needs
         new_values = task.make_inputs(self.seed(), self.device)
         ood.refill(same_objects, new_values)
-        again = Inputs([x.clone() if isinstance(x, torch.Tensor) else x for x in new_values],
-                       "called again trial (the same tensors, new values in place)", same_objects)
+        again = Inputs(new_values, "called again trial (the same tensors, new values in place)", same_objects)
         self.trial(reference, candidate, again, normal=False, check="repeat_calls")
+        del again, same_objects
         for _ in range(FEW_CHANGED_TRIALS):           # independent picks: a sampled-value cache hides from none
             nearly = ood.few_elements_changed(new_values, self.seed())
             self.trial(reference, candidate, Inputs(nearly, "called again trial (a few elements changed)"),
@@ -538,11 +568,10 @@ class Judging:
         """Other sizes, autograd, bfloat16, the other train/eval mode and, on a GPU, the CPU. Only the size
         trials of a size the candidate's ENVELOPE declares free need its Triton path; elsewhere it may fall
         back to PyTorch."""
-        self.shapes(task, reference, candidate)
-        self.gradients(task, reference, candidate)
-        self.dtypes(task, reference, candidate)
-        self.modes(task, reference, candidate)
-        self.devices(task, reference, candidate)
+        for name, trials in (("shapes", self.shapes), ("gradients", self.gradients), ("dtypes", self.dtypes),
+                             ("modes", self.modes), ("devices", self.devices)):
+            with self.phase(name):
+                trials(task, reference, candidate)
 
     @contextlib.contextmanager
     def rule(self, check: str, label: str, rule: str) -> Iterator[None]:
@@ -591,51 +620,129 @@ class Judging:
                 self.small_variant = variant
         self.pass_check("shapes", _shapes_detail(validated, skipped))
 
-    def envelope_inputs(self, task: Any, device: torch.device) -> tuple[list[Any], str]:
-        """Fresh inputs for the trials after the size trials, and a note for their check: get_inputs', but
-        over 1 GiB the smallest size variant the reference accepted (with autograd, in bfloat16 or on the CPU,
-        GB-sized inputs would take several times the task's memory)."""
-        values = task.make_inputs(self.seed(), device)
+    def envelope_inputs(self, task: Any, device: torch.device | None = None,
+                        smallest: bool = False) -> tuple[list[Any], str]:
+        """Fresh inputs for the trials after the size trials, and a note for their check: get_inputs', made on
+        the judge's device, but at the smallest size variant the reference accepted where ``smallest`` or where
+        get_inputs' tensors are over 1 GiB (with autograd, in bfloat16 or on the CPU, GB-sized inputs would take
+        several times the task's memory); then moved to ``device``."""
+        values = task.make_inputs(self.seed(), self.device)
         small = self.small_variant
-        if small is None or envelopes.tensor_bytes(values) <= envelopes.LARGE_BYTES:
-            return values, ""
-        return envelopes.resized(values, small, self.seed()), f" (at {small.symbol} = {small.new}: get_inputs' " \
-                                                               "tensors are over 1 GiB)"
+        note = ""
+        if small is not None and smallest:
+            values = envelopes.resized(values, small, self.seed())
+            note = f" (at {small.symbol} = {small.new}, the smallest size variant)"
+        elif small is not None and envelopes.tensor_bytes(values) > envelopes.LARGE_BYTES:
+            values = envelopes.resized(values, small, self.seed())
+            note = f" (at {small.symbol} = {small.new}: get_inputs' tensors are over 1 GiB)"
+        if device is not None and device != self.device:
+            values = [to_device(x, device) for x in values]
+        return values, note
 
     def gradients(self, task: Any, reference: Any, candidate: Any) -> None:
-        """Where the reference is differentiable: one forward and backward of each with autograd on, the same
-        grad_output for each; outputs, the inputs' and the parameters' gradients (by name) must match."""
-        label = "gradient trial"
-        values, note = self.envelope_inputs(task, self.device)
-        ref_in, cand_in = ood.requiring_grad(values), ood.requiring_grad(values)
+        """Where the reference is differentiable: forward and backward of each with autograd on, the same
+        grad_output for each; outputs, the inputs' and the parameters' gradients (by name) must match. Four
+        trials, as training calls it: inputs and parameters requiring grad; inputs without grad and parameters
+        whose .grad already holds values (training, gradient accumulation); parameters frozen (inputs with
+        grad); and all requiring grad in the other train/eval mode."""
+        self.check_parameters(reference, candidate)
+        other = "eval" if reference.training else "train"
+        details: list[str] = []
+        note = ""
+        for case, label in (("all", "gradient trial"),
+                            ("parameters", "gradient trial (inputs without grad, .grad accumulating)"),
+                            ("frozen", "gradient trial (parameters frozen)"),
+                            ("mode", f"gradient trial in {other} mode")):
+            if case in ("parameters", "frozen") and not any(True for _ in reference.parameters()):
+                continue
+            detail, note = self.gradient_trial(task, reference, candidate, case, label)
+            if detail is None and case == "all":
+                break
+            details.append(f"{label}: {detail}" if detail else f"{label}: not tried (not differentiable there)")
+        self.envelope["gradients"] = "matched" if details else "not differentiable"
+        self.pass_check("gradients", ("; ".join(details) if details else
+                                      "not tried: the reference is not differentiable (no output requires grad, "
+                                      "or it raises with autograd on)") + note)
+
+    def check_parameters(self, reference: Any, candidate: Any) -> None:
+        """The candidate's parameters must be the reference's, by name and requires_grad: an optimizer built from
+        model.parameters() trains exactly those."""
+        ref = sorted((n, p.requires_grad) for n, p in reference.named_parameters())
+        cand = sorted((n, p.requires_grad) for n, p in candidate.named_parameters())
+        if ref != cand:
+            differ = sorted(set(ref) ^ set(cand))[:3]
+            raise self.fail("correctness", "parameters", f"parameters (name, requires_grad) differ: {differ}",
+                            "ModelNew's parameters differ from the reference's (names or requires_grad: "
+                            f"{differ}); an optimizer built from model.parameters() would train other tensors: "
+                            "keep the reference's parameters and buffers as they are")
+
+    def gradient_trial(self, task: Any, reference: Any, candidate: Any, case: str,
+                       label: str) -> tuple[str | None, str]:
+        """One gradient trial (see ``gradients``); (its detail, or None where the reference is not
+        differentiable; the inputs' note). Gradients, frozen flags and modes are restored afterwards."""
+        values, note = self.envelope_inputs(task)
+        if case == "parameters":
+            ref_in, cand_in = plain_copies(values), plain_copies(values)
+        else:
+            ref_in, cand_in = ood.requiring_grad(values), ood.requiring_grad(values)
         del values
-        buffers = BufferStates(reference, candidate)
+        flags = [(p, p.requires_grad) for p in list(reference.parameters()) + list(candidate.parameters())]
+        saved = _modes(reference), _modes(candidate)
+        prefilled: dict[str, torch.Tensor] = {}
         try:
+            if case == "frozen":
+                for p, _ in flags:
+                    p.requires_grad_(False)
+            if case == "mode":
+                reference.train(not reference.training)
+                _run_candidate(lambda: candidate.train(reference.training), "module's .train()/.eval()")
+            if case == "parameters":
+                prefilled = ood.prefill_grads(reference, candidate, self.seed())
+            buffers = BufferStates(reference, candidate)
             with self.rule("gradients", label, GRADIENTS_RULE):
-                detail = self._compare_gradients(reference, candidate, ref_in, cand_in, label)
+                detail = self._compare_gradients(reference, candidate, ref_in, cand_in, label, buffers, prefilled)
             if detail is not None:
                 self.check_state(buffers, label, self.tolerance)
         finally:
+            for p, requires_grad in flags:
+                p.requires_grad_(requires_grad)
+            _restore_modes(reference, saved[0])
+            _restore_modes(candidate, saved[1])
             ood.clear_grads(reference)
             ood.clear_grads(candidate)
-        self.envelope["gradients"] = "matched" if detail is not None else "not differentiable"
-        self.pass_check("gradients", (detail or "not tried: the reference is not differentiable (no output "
-                                                "requires grad, or it raises with autograd on)") + note)
+        return detail, note
 
     def _compare_gradients(self, reference: Any, candidate: Any, ref_in: list[Any], cand_in: list[Any],
-                           label: str) -> str | None:
-        """None when the reference is not differentiable; else the passing detail (or a Failed)."""
-        ran = self._reference_backward(reference, ref_in)
+                           label: str, buffers: BufferStates, prefilled: dict[str, torch.Tensor]) -> str | None:
+        """None when the reference is not differentiable; else the passing detail (or a Failed). Where the
+        outputs or a gradient miss the tolerance, the float64 evaluation decides, as in the trials. The
+        candidate may change neither its inputs nor its parameters in forward or backward; ``prefilled``
+        (parameter name -> the .grad both held before) is taken off the gradients before they are compared."""
+        when = f"in its forward and backward ({label})"
+        inputs_before = snapshot(cand_in)
+        params_before = {n: p.detach().clone() for n, p in candidate.named_parameters()}
+        with self.deterministic(when):
+            ran = self._reference_backward(reference, ref_in)
         if ran is None:
             return None
         ref_out, grads = ran
-        with torch.enable_grad():
+        evaluated: list[tuple[list[Any], dict[str, torch.Tensor]] | None] = []
+
+        def exact() -> tuple[list[Any] | None, dict[str, torch.Tensor]]:
+            """The float64 outputs and gradients, evaluated once, on the first mismatch."""
+            if not evaluated:
+                evaluated.append(self._exact_gradients(reference, ref_in, grads, buffers))
+            return evaluated[0] if evaluated[0] is not None else (None, {})
+
+        with self.deterministic(when), torch.enable_grad():
             raw = _run_candidate(lambda: candidate(*cand_in), "forward (with autograd on)")
             try:
                 cand_out = flatten_outputs(raw, "the candidate's")
             except TaskError as e:
                 raise self.fail("correctness", "output_structure", str(e), f"{label}: {e}") from e
             mismatch = compare_outputs(ref_out, cand_out, self.tolerance)
+            if mismatch is not None and mismatch.name == "values":
+                mismatch = compare_outputs(ref_out, cand_out, self.tolerance, exact()[0])
             if mismatch is not None:
                 raise self.mismatch_failure(mismatch, label)
             detached = [i for i, (c, g) in enumerate(zip(cand_out, grads)) if g is not None and not c.requires_grad]
@@ -646,14 +753,27 @@ class Judging:
                                 f"{GRADIENTS_RULE}")
             _run_candidate(lambda: ood.loss(cand_out, grads).backward(), "backward")
             _run_candidate(self.sync, "backward")
-        self.check_global_state(f"in its forward and backward ({label})")
-        compared = self._gradient_pairs(reference, candidate, ref_in, cand_in)
+        self.check_global_state(when)
+        changed = mutated(cand_in, inputs_before)
+        if changed:
+            raise self.fail("correctness", "inputs_unchanged", f"{label}: input(s) {changed} modified",
+                            f"The candidate modified its input(s) {changed} in its forward or backward; the "
+                            f"reference does not: {GRADIENTS_RULE}")
+        moved = [n for n, p in candidate.named_parameters() if not torch.equal(p.detach(), params_before[n])]
+        if moved:
+            raise self.fail("correctness", "state", f"{label}: parameter(s) {moved[:3]} changed",
+                            f"The candidate changed its parameter(s) {', '.join(moved[:3])} in its forward or "
+                            "backward; only the optimizer may change them")
+        del inputs_before, params_before
+        compared = self._gradient_pairs(reference, candidate, ref_in, cand_in, prefilled)
         for name, ref_grad, cand_grad in compared:
             what = None
             if cand_grad is None:
                 what = f"{name}: None where the reference has one"
             else:
                 found = compare_outputs([ref_grad], [cand_grad], self.tolerance)
+                if found is not None and found.name == "values" and name in exact()[1]:
+                    found = compare_outputs([ref_grad], [cand_grad], self.tolerance, [exact()[1][name]])
                 what = found.detail.replace("output", name, 1) if found is not None else None
             if what is not None:
                 raise self.fail("correctness", "gradients", f"{label}: {what}",
@@ -661,6 +781,28 @@ class Judging:
                                 f"{GRADIENTS_RULE}")
         return (f"outputs and {len(compared)} gradient(s) (inputs and parameters) matched the reference's with "
                 "autograd on")
+
+    def _exact_gradients(self, reference: Any, ref_in: list[Any], grads: list[Any], buffers: BufferStates
+                         ) -> tuple[list[Any], dict[str, torch.Tensor]] | None:
+        """The reference's outputs and gradients (by the names of ``_gradient_pairs``) in float64, from the
+        trial's starting state and along the same grad_outputs; None if that cannot run."""
+        try:
+            model = copy.deepcopy(reference)
+            buffers.restore_reference(model)
+            model = model.double()
+            for p in model.parameters():
+                p.grad = None
+            inputs = [x.detach().double().requires_grad_() if isinstance(x, torch.Tensor) and x.requires_grad
+                      else x for x in ref_in]
+            with torch.enable_grad():
+                out = flatten_outputs(model(*inputs), "the float64 reference's")
+                ood.loss(out, [g.double() if g is not None else None for g in grads]).backward()
+            found = {f"input {i}": x.grad for i, x in enumerate(inputs)
+                     if isinstance(x, torch.Tensor) and x.grad is not None}
+            found.update((name, p.grad) for name, p in model.named_parameters() if p.grad is not None)
+            return [o.detach() for o in out], found
+        except Exception:  # noqa: BLE001 - no second opinion; the first comparison stands
+            return None
 
     def _reference_backward(self, reference: Any, ref_in: list[Any]) -> tuple[list[Any], list[Any]] | None:
         """The reference's outputs with autograd on and the grad_outputs its backward pass used; None when no
@@ -678,22 +820,26 @@ class Judging:
         return out, grads
 
     @staticmethod
-    def _gradient_pairs(reference: Any, candidate: Any, ref_in: list[Any],
-                        cand_in: list[Any]) -> list[tuple[str, torch.Tensor, torch.Tensor | None]]:
+    def _gradient_pairs(reference: Any, candidate: Any, ref_in: list[Any], cand_in: list[Any],
+                        prefilled: dict[str, torch.Tensor]) -> list[tuple[str, torch.Tensor, torch.Tensor | None]]:
         """(name, the reference's gradient, the candidate's) for every input and parameter the reference's
-        backward reached; parameters are matched by name."""
+        backward reached; parameters are matched by name, less what ``prefilled`` put in their .grad."""
         pairs = [(f"input {i}", r.grad, c.grad) for i, (r, c) in enumerate(zip(ref_in, cand_in))
                  if isinstance(r, torch.Tensor) and r.requires_grad]
         cand_params = dict(candidate.named_parameters())
         for name, p in reference.named_parameters():
             q = cand_params.get(name)
-            pairs.append((name, p.grad, q.grad if q is not None else None))
+            ref_grad, cand_grad = p.grad, q.grad if q is not None else None
+            if name in prefilled:
+                ref_grad = ref_grad - prefilled[name] if ref_grad is not None else None
+                cand_grad = cand_grad - prefilled[name] if cand_grad is not None else None
+            pairs.append((name, ref_grad, cand_grad))
         return [(name, r, c) for name, r, c in pairs if r is not None]
 
     def dtypes(self, task: Any, reference: Any, candidate: Any) -> None:
         """Where the example is float32 throughout: copies of both models and the inputs in bfloat16, compared
         with bfloat16's tolerance; the candidate must return bfloat16 where the reference does."""
-        example, note = self.envelope_inputs(task, self.device)
+        example, note = self.envelope_inputs(task)
         tried = envelopes.floating_dtypes(example, reference)
         self.envelope["dtypes"] = tried
         if not envelopes.float32_only(example, reference):
@@ -728,7 +874,7 @@ class Judging:
             reference.train(switched == "train")
             with self.rule("modes", label, MODES_RULE):
                 _run_candidate(lambda: candidate.train(switched == "train"), f"module's .{switched}()")
-                values, note = self.envelope_inputs(task, self.device)
+                values, note = self.envelope_inputs(task)
                 accepted = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
                                       launch_required=False)
         finally:
@@ -739,8 +885,9 @@ class Judging:
                         else f"{switched} mode not tried: the reference gives no finite output there")
 
     def devices(self, task: Any, reference: Any, candidate: Any) -> None:
-        """On a GPU: copies of both models and the inputs on the CPU, compared (a patch stays in the module
-        when the user's program moves it)."""
+        """On a GPU: copies of both models on the CPU, compared on inputs at the smallest size variant the
+        reference accepted (a patch stays in the module when the user's program moves it; the CPU runs the
+        original code, so its size matters little and a full-size CPU forward could take minutes)."""
         tried = [self.device.type]
         self.envelope["devices"] = tried
         if not envelopes.cpu_trial_applies(self.device):
@@ -753,7 +900,7 @@ class Judging:
         ref_cpu = copy.deepcopy(reference).to(cpu)
         with self.rule("devices", label, DEVICES_RULE):
             cand_cpu = _run_candidate(lambda: copy.deepcopy(candidate).to(cpu), "module, copied and moved to the CPU,")
-            values, note = self.envelope_inputs(task, cpu)
+            values, note = self.envelope_inputs(task, cpu, smallest=True)     # the CPU: seconds, not minutes
             accepted = self.trial(ref_cpu, cand_cpu, Inputs(values, label), normal=False, skippable=True,
                                   launch_required=False)
         if accepted:
@@ -795,8 +942,9 @@ class Judging:
             if buffers is not None:
                 buffers.restore_reference(exact_model)
             exact_model = exact_model.double()
-            inputs = [o.double() if o is not None and o.is_floating_point() else (o if o is not None else x)
-                      for o, x in zip(originals, ref_in)]
+            starting = [o if o is not None else x for o, x in zip(originals, ref_in)]
+            inputs = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in starting]
+            del starting
             with torch.no_grad():
                 return flatten_outputs(exact_model(*inputs), "the float64 reference's")
         except Exception:  # noqa: BLE001 - no second opinion; the first verdict stands
@@ -837,8 +985,9 @@ class Judging:
                 self.pass_check("timed_outputs", f"{checked} timed calls' outputs matched the reference")
                 return float(message.get("speedup") or 0.0)
 
-    def _check_timed_outputs(self, reference: Any, kept: list[tuple[list[Any], Any]]) -> int:
-        for inputs, out in kept:
+    def _check_timed_outputs(self, reference: Any, kept: list[tuple[Callable[[], list[Any]], Any]]) -> int:
+        for make_inputs, out in kept:
+            inputs = make_inputs()
             originals = snapshot(inputs)
             with torch.no_grad():
                 ref_out = flatten_outputs(reference(*inputs), "the reference's")
@@ -855,6 +1004,11 @@ class Judging:
                                 "A timed call's output differs from the reference on the same inputs "
                                 f"({mismatch.detail}): the candidate behaves differently while timed")
         return len(kept)
+
+
+def plain_copies(inputs: list[Any]) -> list[Any]:
+    """A copy of each tensor input (no grad), other inputs as they are."""
+    return [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in inputs]
 
 
 def _defined(outputs: list[torch.Tensor]) -> bool:
@@ -884,6 +1038,19 @@ def _restore_modes(module: torch.nn.Module, modes: dict[str, bool]) -> None:
     for name, m in module.named_modules():
         if name in modes:
             m.training = modes[name]
+
+
+DETERMINISTIC = (True, True, True, False)   # deterministic algorithms, warn-only; cuDNN deterministic, no benchmark
+
+
+def _determinism() -> tuple[bool, bool, bool, bool]:
+    return (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
+            torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
+
+
+def _set_determinism(flags: tuple[bool, bool, bool, bool]) -> None:
+    torch.use_deterministic_algorithms(flags[0], warn_only=flags[1])
+    torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = flags[2], flags[3]
 
 
 @contextlib.contextmanager
@@ -918,25 +1085,32 @@ def judge(channel: Channel, request: JudgeRequest, counter: LaunchCounter, folde
         channel.send(type="clock", running=False)
         if job.whole_gpu:
             job.acquire(exclusive=True)
-        task = job.load_task()
+        with job.phase("task"):
+            task = job.load_task()
         channel.send(type="clock", running=True)
         with job.gpu(exclusive=False):
-            reference, candidate = job.load_candidate(task, folder)
-            for _ in range(request.trials):
-                job.trial(reference, candidate, job.fresh(task))
+            with job.phase("candidate"):
+                reference, candidate = job.load_candidate(task, folder)
+            with job.phase("trials"):
+                for _ in range(request.trials):
+                    job.trial(reference, candidate, job.fresh(task))
             job.pass_check("correctness", f"{request.trials} trials on fresh random inputs matched the reference")
             if job.updated_buffers:
                 job.pass_check("state", "buffers the forward updates "
                                         f"({', '.join(sorted(job.updated_buffers)[:4])}) matched the reference")
-            job.repeated_calls(task, reference, candidate)
-            job.out_of_distribution(task, reference, candidate)
-            job.ablation(task, reference, candidate)
+            with job.phase("repeat_calls"):
+                job.repeated_calls(task, reference, candidate)
+            with job.phase("out_of_distribution"):
+                job.out_of_distribution(task, reference, candidate)
+            with job.phase("ablation"):
+                job.ablation(task, reference, candidate)
             job.envelope_trials(task, reference, candidate)
         job.pass_check("triton_launched", f"{job.last_launches} Triton launch(es) per forward")
         if request.timing and job.device.type == "cuda":
-            speedup = job.time(task, reference, candidate)
+            with job.phase("timing"):
+                speedup = job.time(task, reference, candidate)
             extra = 1 + (EXTRA_TRIALS if speedup > SPEEDUP_RECHECK else 0)
-            with job.gpu(exclusive=False):
+            with job.gpu(exclusive=False), job.phase("after_timing"):
                 for _ in range(extra):
                     job.trial(reference, candidate, job.fresh(task))
             job.pass_check("after_timing", f"{extra} more trial(s) after timing matched")
@@ -951,11 +1125,13 @@ def judge(channel: Channel, request: JudgeRequest, counter: LaunchCounter, folde
         verdict = f.verdict
     except Exception as e:  # noqa: BLE001 - a bug in the judge must still answer
         if "out of memory" in str(e).lower():
-            verdict = error("reference", f"The task ran out of GPU memory: {_describe(e)}")
+            verdict = error("reference", f"The task ran out of GPU memory: {_describe(e)}",
+                            log_tail=traceback.format_exc()[-2000:])
         else:
             verdict = error("internal", f"The judge failed: {_describe(e)}", log_tail=traceback.format_exc()[-2000:])
     verdict.env = env
     verdict.envelope = job.envelope
     verdict.trials = job.trials_done
+    verdict.phase_seconds = job.phase_seconds
     verdict.seconds = round(time.monotonic() - started, 3)
     return verdict

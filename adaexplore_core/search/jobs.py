@@ -55,8 +55,8 @@ def make_proposer(settings: ProposerSettings | str, devices: tuple[str, ...] = (
 
 
 GPU_WORKERS = 3   # per GPU: two compile and check while one times (H200, level-2 sizes: 18.9 judged/min with 2,
-                  # 20.4 with 3, 22.1 with 4; docs/benchmarks.md); each takes 0.3 of the GPU's memory, and a task
-                  # out of memory in its share is judged again with the whole GPU
+                  # 18.8-20.4 with 3, 19.3-22.1 with 4: the exclusive timing sets the ceiling; docs/benchmarks.md);
+                  # each takes 0.3 of the GPU's memory, and a task out of memory there gets the whole GPU
 CPU_WORKERS = 2
 
 

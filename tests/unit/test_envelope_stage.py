@@ -193,3 +193,159 @@ def test_the_cpu_trial_is_not_run_on_the_cpu_judge():
     job = judging()
     job.devices(Task((8, 4)), *linear_pair())
     assert job.envelope["devices"] == ["cpu"] and job.checks == []
+
+
+class CenteredScaled(torch.nn.Module):
+    """1000 * (z - mean(z)) for z = x + b, with a scalar b: b's gradient is exactly 0, and float32 leaves
+    rounding noise of about 1e-2 in it, like a norm layer after a bias in a real block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.b = torch.nn.Parameter(torch.tensor([0.5]))
+
+    def forward(self, x):
+        z = x + self.b
+        return 1000 * (z - z.mean(-1, keepdim=True))
+
+
+class CenteredScaledFloat64(CenteredScaled):
+    """The same, computed in float64: its gradient of b is closer to the exact 0 than the reference's."""
+
+    def forward(self, x):
+        z = x.double() + self.b.double()
+        return (1000 * (z - z.mean(-1, keepdim=True))).float()
+
+
+def test_gradients_the_reference_gets_wrong_are_judged_against_float64():
+    reference, candidate = CenteredScaled(), CenteredScaledFloat64()
+    job = judging()
+    job.gradients(Task((8, 4096)), reference, candidate)
+    assert job.envelope["gradients"] == "matched" and job.checks[-1].passed
+    x = Task((8, 4096)).make_inputs(3, torch.device("cpu"))[0]
+    for model in (reference, candidate):                  # the float32 gradients differ by more than atol
+        model(x).mul(torch.randn(8, 4096)).sum().backward()
+    assert abs(float(reference.b.grad - candidate.b.grad)) > 1e-4
+
+
+def test_the_gradient_trial_is_deterministic_and_restores_the_flags():
+    seen = []
+
+    class Recording(torch.nn.Linear):
+        def forward(self, x):
+            seen.append((torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.deterministic))
+            return super().forward(x)
+
+    job = judging()
+    job.gradients(Task((8, 4)), *linear_pair(Recording))
+    assert seen == [(True, True)] * 4 and job.checks[-1].passed       # four gradient trials
+    assert not torch.are_deterministic_algorithms_enabled() and not torch.backends.cudnn.deterministic
+
+
+def test_a_candidate_that_turns_determinism_off_fails():
+    class Nondeterministic(torch.nn.Linear):
+        def forward(self, x):
+            torch.use_deterministic_algorithms(False)
+            return super().forward(x)
+
+    verdict = failure(judging().gradients, Task((8, 4)), *linear_pair(Nondeterministic))
+    assert verdict.failed_check().name == "global_state" and "determinism flags" in verdict.reason
+    assert not torch.are_deterministic_algorithms_enabled()
+
+
+class NoAutograd(torch.autograd.Function):
+    """A Triton path stand-in: the forward's values with no gradient for the weight or bias."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(weight)
+        return x @ weight.t() + bias
+
+    @staticmethod
+    def backward(ctx, grad):
+        (weight,) = ctx.saved_tensors
+        return grad @ weight, None, None
+
+
+class FallsBackOnlyForInputGrad(torch.nn.Linear):
+    """Takes the original path only when the input requires grad: training on data does not."""
+
+    def forward(self, x):
+        if torch.is_grad_enabled() and x.requires_grad:
+            return super().forward(x)
+        return NoAutograd.apply(x, self.weight, self.bias)
+
+
+class FallsBackOnlyForWeightGrad(torch.nn.Linear):
+    """Takes the original path only when the weight requires grad: a frozen layer loses its input gradient."""
+
+    def forward(self, x):
+        if torch.is_grad_enabled() and self.weight.requires_grad:
+            return super().forward(x)
+        return (x.detach() @ self.weight.t() + self.bias).detach()
+
+
+class FallsBackOnlyInTraining(torch.nn.Linear):
+    def forward(self, x):
+        if self.training:
+            return super().forward(x)
+        return NoAutograd.apply(x, self.weight, self.bias)
+
+
+@pytest.mark.parametrize("cls, label", [(FallsBackOnlyForInputGrad, "inputs without grad"),
+                                        (FallsBackOnlyForWeightGrad, "parameters frozen"),
+                                        (FallsBackOnlyInTraining, "gradient trial in eval mode")])
+def test_each_way_training_calls_a_module_is_tried(cls, label):
+    reference, candidate = linear_pair(cls)
+    verdict = failure(judging().gradients, Task((8, 4)), reference, candidate)
+    assert verdict.failed_check().name == "gradients" and label in verdict.failed_check().detail
+    assert reference.training and candidate.training and all(p.requires_grad for p in candidate.parameters())
+
+
+class AssignsGrad(torch.nn.Linear):
+    """Writes its weight's gradient instead of adding to it: gradient accumulation breaks."""
+
+    def forward(self, x):
+        out = super().forward(x)
+        if out.requires_grad:
+            out.register_hook(lambda g: setattr(self.weight, "grad", None))
+        return out
+
+
+class ScalesItsInputInBackward(torch.nn.Linear):
+    """Reuses its input's memory in backward (as a kernel writing dX into X would)."""
+
+    def forward(self, x):
+        if x.requires_grad:
+            x.register_hook(self.scale_input(x))
+        return super().forward(x)
+
+    @staticmethod
+    def scale_input(x):
+        def hook(grad):
+            x.data.mul_(2)
+        return hook
+
+
+class WeightAsBuffer(torch.nn.Module):
+    """The reference's weight registered as a buffer: an optimizer would no longer train it."""
+
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.register_buffer("weight", torch.zeros(out_features, in_features))
+        self.bias = torch.nn.Parameter(torch.zeros(out_features))
+
+    def forward(self, x):
+        return x @ self.weight.t() + self.bias
+
+
+def test_gradients_must_accumulate_and_leave_inputs_and_the_parameter_set_alone():
+    verdict = failure(judging().gradients, Task((8, 4)), *linear_pair(AssignsGrad))
+    assert verdict.failed_check().name == "gradients" and ".grad accumulating" in verdict.failed_check().detail
+    verdict = failure(judging().gradients, Task((8, 4)), *linear_pair(ScalesItsInputInBackward))
+    assert verdict.failed_check().name == "inputs_unchanged" and "in its forward or backward" in verdict.reason
+    torch.manual_seed(0)
+    reference = torch.nn.Linear(4, 3)
+    candidate = WeightAsBuffer(4, 3)
+    candidate.load_state_dict(reference.state_dict())
+    verdict = failure(judging().gradients, Task((8, 4)), reference, candidate)
+    assert verdict.failed_check().name == "parameters" and "('weight', True)" in verdict.reason

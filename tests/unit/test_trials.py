@@ -162,3 +162,18 @@ def test_clear_grads_drops_parameter_grads_and_detaches_buffers():
     assert not model.ema.requires_grad and "ema" in dict(model.named_buffers())
     copy_of = copy.deepcopy(model)                    # a graph-attached buffer would make this raise
     assert torch.equal(copy_of.ema, model.ema)
+
+
+def test_fresh_inputs_are_made_again_equal_from_their_recipe():
+    """A checked timed call keeps no copy of its inputs: they are made again, equal, from the same seed."""
+    from adaexplore_core.judge.timing import FreshInputs
+
+    x, idx = torch.randn(6, 5), torch.arange(30).reshape(5, 6)
+    fresh = FreshInputs([[x, idx, 3]], seed=2)
+    first = fresh.next()
+    recipe = fresh.last_recipe
+    second = fresh.next()
+    again = fresh.make(recipe)
+    assert torch.equal(again[0], first[0]) and torch.equal(again[1], first[1]) and again[2] == 3
+    assert not torch.equal(second[0], first[0])
+    assert again[0].data_ptr() != first[0].data_ptr()
