@@ -16,7 +16,8 @@ import torch
 from .trials import Draws
 
 SYMBOLS = (("B", 0, 1), ("S", 1, 3))     # (name, dim, least rank of the first tensor input)
-LARGE_BYTES = 1 << 30                    # example inputs above this are not tried at twice their size
+LARGE_BYTES = 1 << 30                    # inputs grown past twice this are not tried; over it, the later trials
+                                         # run at the smallest size variant
 
 
 def free_symbols(envelope: dict[str, Any] | None) -> set[str]:
@@ -30,9 +31,28 @@ def free_symbols(envelope: dict[str, Any] | None) -> set[str]:
     return free
 
 
-def claims_triton(envelope: dict[str, Any] | None, symbol: str, device_type: str) -> bool:
-    """Whether the candidate claims its Triton path for other sizes of ``symbol`` on ``device_type``."""
-    if symbol not in free_symbols(envelope):
+def claims_mode(envelope: dict[str, Any] | None, mode: str, device_type: str) -> bool:
+    """Whether the candidate's ENVELOPE leaves ``mode`` ("train" or "eval") on its Triton path on
+    ``device_type``: no module must be in the other mode for it (its train_only list is empty for eval)."""
+    if not envelope:
+        return False
+    device_types = envelope.get("device_types")
+    if isinstance(device_types, list) and device_type not in device_types:
+        return False
+    other_only = envelope.get("train_only" if mode == "eval" else "eval_only")
+    return not other_only
+
+
+def unknown_symbols(envelope: dict[str, Any] | None) -> list[str]:
+    """Free size names an ENVELOPE declares that the judge does not vary (only "B" and "S" exist)."""
+    known = {name for name, _, _ in SYMBOLS}
+    return sorted(free_symbols(envelope) - known)
+
+
+def claims_triton(envelope: dict[str, Any] | None, symbol: str, device_type: str, size: int = 2) -> bool:
+    """Whether the candidate claims its Triton path for ``symbol`` = ``size`` on ``device_type`` (a free size is
+    claimed from 2 up: a size of 1 broadcasts, and falling back there is allowed)."""
+    if symbol not in free_symbols(envelope) or size < 2:
         return False
     device_types = envelope.get("device_types") if envelope else None
     return not isinstance(device_types, list) or device_type in device_types
@@ -72,10 +92,16 @@ class Variant:
         return f"shape trial ({self.symbol}: {self.size} -> {self.new})"
 
 
+def judged_sizes(size: int) -> list[int]:
+    """The sizes the judge tries a symbol at: ``variant_sizes`` (which the built-in proposer checks before it
+    declares a size free), then 1 and 4 x size + 3 (no tiling of the example's size covers it)."""
+    return variant_sizes(size) + [1, 4 * size + 3]
+
+
 def variants(inputs: list[Any]) -> list[Variant]:
     """Every variant of the example inputs, symbol by symbol."""
     return [Variant(name, dim, size, new) for name, (dim, size) in symbols(inputs).items()
-            for new in variant_sizes(size)]
+            for new in judged_sizes(size)]
 
 
 def tensor_bytes(inputs: list[Any]) -> int:
@@ -83,8 +109,14 @@ def tensor_bytes(inputs: list[Any]) -> int:
 
 
 def too_large(inputs: list[Any], variant: Variant) -> bool:
-    """A variant that grows inputs already over ``LARGE_BYTES`` (it could take more memory than the task)."""
-    return variant.new > variant.size and tensor_bytes(inputs) > LARGE_BYTES
+    """A variant that grows the inputs beyond 2 x ``LARGE_BYTES`` (it could take more memory than the task)."""
+    return variant.new > variant.size and tensor_bytes(inputs) * variant.new > 2 * LARGE_BYTES * variant.size
+
+
+def fits_later_trials(inputs: list[Any], variant: Variant) -> bool:
+    """Whether the inputs at ``variant`` stay within ``LARGE_BYTES`` (or do not grow): then the gradient,
+    dtype and mode trials run there too."""
+    return variant.new <= variant.size or tensor_bytes(inputs) * variant.new <= LARGE_BYTES * variant.size
 
 
 def shapes(inputs: list[Any]) -> list[list[int]]:
@@ -107,8 +139,12 @@ def resized(inputs: list[Any], variant: Variant, seed: int) -> list[Any]:
     return out
 
 
+SAMPLE = 1 << 20   # elements of an input its mean and std are estimated from
+
+
 def _like(x: torch.Tensor, shape: list[int], draws: Draws) -> torch.Tensor:
-    """Values for ``shape`` drawn like ``x``'s: floats normal with its mean and std (std 1 where it is 0),
+    """Values for ``shape`` drawn like ``x``'s: floats normal with the mean and std of its finite values (of up to
+    ``SAMPLE`` evenly spaced ones; std 1 where it is 0),
     integers uniform over its [min, max], booleans true at its fraction of true elements."""
     g = draws.on(x.device)
     values = x.detach()
@@ -116,8 +152,10 @@ def _like(x: torch.Tensor, shape: list[int], draws: Draws) -> torch.Tensor:
         fraction = float(values.double().mean()) if x.numel() else 0.5
         return torch.rand(shape, generator=g, device=x.device) < fraction
     if x.is_floating_point() or x.is_complex():
-        mean = float(values.double().mean().real) if x.numel() else 0.0
-        std = float(values.double().std()) if x.numel() > 1 and not x.is_complex() else 0.0
+        sample = values.reshape(-1)[::max(1, x.numel() // SAMPLE)]   # GB-sized inputs: no whole copy
+        finite = sample[torch.isfinite(sample)].double()           # a NaN planted in the example is not a scale
+        mean = float(finite.mean().real) if finite.numel() else 0.0
+        std = float(finite.std()) if finite.numel() > 1 and not x.is_complex() else 0.0
         drawn = torch.randn(shape, generator=g, device=x.device, dtype=torch.float64 if x.dtype == torch.float64
                             else torch.float32)
         return (drawn * (std if std > 0 else 1.0) + mean).to(x.dtype)

@@ -51,10 +51,13 @@ GRADIENTS_RULE = ("after Apply, training through ModelNew must work (fall back t
 DTYPES_RULE = ("ModelNew must also work after model.to(torch.bfloat16), returning bfloat16 where the reference "
                "does (compute in float32 inside the kernel and store in the output's dtype, or fall back to the "
                "original forward for other dtypes)")
+LAYOUTS_RULE = ("ModelNew must accept non-contiguous inputs (a transposed or permuted tensor) as the reference "
+                "does (read the strides, call .contiguous(), or fall back to the original forward)")
 MODES_RULE = ("ModelNew must follow model.train() and model.eval() as the reference does (fall back to the "
               "original forward in the mode the kernels were not written for)")
 DEVICES_RULE = ("ModelNew must also run after model.cpu(), as the reference does (fall back to the original "
                 "forward for tensors not on the GPU)")
+NORM_LAYERS = (torch.nn.modules.batchnorm._BatchNorm, torch.nn.modules.instancenorm._InstanceNorm)
 RULED_CHECKS = ("runs", "compiles", "output_structure", "values", "finite")   # renamed to the trial's check
 
 
@@ -256,7 +259,8 @@ class Judging:
         self.global_state: GlobalState | None = None
         self.rng = random.Random(request.seed)
         self.envelope: dict[str, Any] = {"declared": envelope_text.declared(request.candidate_source)}
-        self.small_variant: envelopes.Variant | None = None   # the smallest size the reference accepted
+        self.small_variant: envelopes.Variant | None = None   # the smallest size (>= 2) the reference accepted
+        self.odd_variant: envelopes.Variant | None = None     # an odd size (>= 3) it accepted, for later trials
         self.phase_seconds: dict[str, float] = {}                # wall seconds of each phase, in order
 
     @contextlib.contextmanager
@@ -411,7 +415,7 @@ class Judging:
 
         def run_candidate() -> tuple[list[Any], int]:
             self._poison_allocator(ref_in)
-            with self.counter.counting() as launches:
+            with _nan_filled_memory(), self.counter.counting() as launches:   # an unwritten element shows
                 raw = _run_candidate(lambda: candidate(*cand_in), "forward")
                 _run_candidate(self.sync, "forward")
             try:
@@ -545,7 +549,17 @@ class Judging:
     def ablation(self, task: Any, reference: Any, candidate: Any) -> None:
         """The outputs must depend on the candidate's Triton kernels: with every launch skipped (and new memory
         filled with NaN), they must no longer all match. A kernel launched for show fails here."""
-        inputs = task.make_inputs(self.seed(), self.device)
+        if self.computes_without_triton(reference, candidate, task.make_inputs(self.seed(), self.device)):
+            raise self.fail("correctness", "triton_launched", "outputs unchanged with every Triton launch skipped",
+                            "The candidate's outputs are right even with its Triton launches skipped: its "
+                            "kernels compute nothing (the work is done elsewhere), so it launched no Triton "
+                            "kernel that matters")
+        self.pass_check("triton_needed", "with its Triton launches skipped the outputs are wrong: the kernels "
+                                         "compute them")
+
+    def computes_without_triton(self, reference: Any, candidate: Any, inputs: list[Any]) -> bool:
+        """Whether the candidate's outputs on ``inputs`` still match the reference's with every Triton launch
+        skipped (and new memory filled with NaN): then its kernels compute nothing."""
         cand_in = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
         with torch.no_grad():
             ref_out = flatten_outputs(reference(*inputs), "the reference's")
@@ -554,22 +568,16 @@ class Judging:
                     out = flatten_outputs(candidate(*cand_in), "the candidate's")
                 self.sync()
             except Exception:  # noqa: BLE001 - it failed without its kernels: it depends on them
-                out = None
-        if out is not None and compare_outputs(ref_out, out, self.tolerance) is None:
-            raise self.fail("correctness", "triton_launched", "outputs unchanged with every Triton launch skipped",
-                            "The candidate's outputs are right even with its Triton launches skipped: its "
-                            "kernels compute nothing (the work is done elsewhere), so it launched no Triton "
-                            "kernel that matters")
-        self.pass_check("triton_needed", "with its Triton launches skipped the outputs are wrong: the kernels "
-                                         "compute them")
+                return False
+        return compare_outputs(ref_out, out, self.tolerance) is None
 
     # stage: the calls of a user's program besides get_inputs' (the patch replaces the module for all of them)
     def envelope_trials(self, task: Any, reference: Any, candidate: Any) -> None:
-        """Other sizes, autograd, bfloat16, the other train/eval mode and, on a GPU, the CPU. Only the size
-        trials of a size the candidate's ENVELOPE declares free need its Triton path; elsewhere it may fall
-        back to PyTorch."""
-        for name, trials in (("shapes", self.shapes), ("gradients", self.gradients), ("dtypes", self.dtypes),
-                             ("modes", self.modes), ("devices", self.devices)):
+        """Other sizes, non-contiguous inputs, autograd, bfloat16 and float16, the other train/eval mode and,
+        on a GPU, the CPU. Only what the candidate's ENVELOPE claims (a free size, a mode) needs its Triton
+        path; elsewhere it may fall back to PyTorch."""
+        for name, trials in (("shapes", self.shapes), ("layouts", self.layouts), ("gradients", self.gradients),
+                             ("dtypes", self.dtypes), ("modes", self.modes), ("devices", self.devices)):
             with self.phase(name):
                 trials(task, reference, candidate)
 
@@ -597,6 +605,13 @@ class Judging:
         skipped: list[dict[str, str]] = []
         self.envelope.update(shapes_timed=envelopes.shapes(example), shapes_validated=validated,
                              shapes_skipped=skipped)
+        unknown = envelopes.unknown_symbols(self.envelope["declared"])
+        if unknown:
+            raise self.fail("correctness", "envelope", f"ENVELOPE declares unknown size(s) {unknown}",
+                            f"The candidate's ENVELOPE declares size(s) {', '.join(unknown)} free; only B (dim 0 of "
+                            "the first input) and S (its dim 1, rank 3 and up) can be declared free, and the "
+                            "judge validates those")
+        variable = {variant.symbol for variant in envelopes.variants(example)}
         for variant in envelopes.variants(example):
             label = variant.label
             if envelopes.too_large(example, variant):
@@ -610,41 +625,78 @@ class Judging:
                 skipped.append({"label": label, "why": "not accepted by the reference"})
                 continue
             triton = self.trial_launches > 0
-            if not triton and envelopes.claims_triton(self.envelope["declared"], variant.symbol, self.device.type):
-                raise self.fail("correctness", "envelope", f"{label}: no Triton kernel launched",
-                                f"The candidate's ENVELOPE declares {variant.symbol} free but took no Triton kernel "
-                                f"for {variant.symbol} = {variant.new}: a size its ENVELOPE leaves free must run "
+            claimed = envelopes.claims_triton(self.envelope["declared"], variant.symbol, self.device.type,
+                                              variant.new)
+            if claimed and (not triton or self.computes_without_triton(reference, candidate, values)):
+                what = "took no Triton kernel" if not triton else "gave the same outputs with its launches skipped"
+                raise self.fail("correctness", "envelope", f"{label}: {what}",
+                                f"The candidate's ENVELOPE declares {variant.symbol} free but {what} for "
+                                f"{variant.symbol} = {variant.new}: a size its ENVELOPE leaves free must run "
                                 "the Triton path (declare free only the sizes the kernels handle)")
             validated.append({"label": label, "shapes": envelopes.shapes(values), "triton": triton})
-            if variant.new < variant.size and (self.small_variant is None or variant.new < self.small_variant.new):
+            if 2 <= variant.new < variant.size and (self.small_variant is None
+                                                    or variant.new < self.small_variant.new):
                 self.small_variant = variant
+            if variant.new % 2 and variant.new >= 2 and envelopes.fits_later_trials(example, variant):
+                self.odd_variant = variant          # the last accepted: 4 x size + 3 where it fits, else 7
+        untried = sorted(envelopes.free_symbols(self.envelope["declared"]) - variable)
+        if untried:
+            raise self.fail("correctness", "envelope", f"ENVELOPE declares {untried} free; the judge cannot vary it",
+                            f"The candidate's ENVELOPE declares {', '.join(untried)} free, but no other size of it "
+                            "can be tried (the inputs have no such dim): declare free only the sizes the judge "
+                            "validates")
         self.pass_check("shapes", _shapes_detail(validated, skipped))
 
     def envelope_inputs(self, task: Any, device: torch.device | None = None,
-                        smallest: bool = False) -> tuple[list[Any], str]:
-        """Fresh inputs for the trials after the size trials, and a note for their check: get_inputs', made on
-        the judge's device, but at the smallest size variant the reference accepted where ``smallest`` or where
-        get_inputs' tensors are over 1 GiB (with autograd, in bfloat16 or on the CPU, GB-sized inputs would take
-        several times the task's memory); then moved to ``device``."""
+                        size: str = "example") -> tuple[list[Any] | None, str]:
+        """Fresh inputs for the trials after the size trials, and a note for their check, made on the judge's
+        device, then moved to ``device``. ``size``: "example" is get_inputs' size, but the smallest size variant
+        the reference accepted where get_inputs' tensors are over 1 GiB (with autograd, in bfloat16 or on the
+        CPU, GB-sized inputs would take several times the task's memory); "smallest" that variant; "odd" the
+        first odd size variant accepted (None where there is none, or it would grow inputs over 1 GiB)."""
         values = task.make_inputs(self.seed(), self.device)
-        small = self.small_variant
-        note = ""
-        if small is not None and smallest:
-            values = envelopes.resized(values, small, self.seed())
-            note = f" (at {small.symbol} = {small.new}, the smallest size variant)"
-        elif small is not None and envelopes.tensor_bytes(values) > envelopes.LARGE_BYTES:
-            values = envelopes.resized(values, small, self.seed())
-            note = f" (at {small.symbol} = {small.new}: get_inputs' tensors are over 1 GiB)"
+        big = envelopes.tensor_bytes(values) > envelopes.LARGE_BYTES
+        variant, note = None, ""
+        if size == "odd":
+            variant = self.odd_variant
+            if variant is None:
+                return None, ""
+            note = f" (at {variant.symbol} = {variant.new})"
+        elif self.small_variant is not None and (size == "smallest" or big):
+            variant = self.small_variant
+            note = f" (at {variant.symbol} = {variant.new}, the smallest size variant)" if size == "smallest" else \
+                f" (at {variant.symbol} = {variant.new}: get_inputs' tensors are over 1 GiB)"
+        if variant is not None:
+            values = envelopes.resized(values, variant, self.seed())
         if device is not None and device != self.device:
             values = [to_device(x, device) for x in values]
         return values, note
 
+    def layouts(self, task: Any, reference: Any, candidate: Any) -> None:
+        """The same values in non-contiguous memory (every input of rank 2 and up transposed in memory, its
+        shape unchanged), as a user's program passes a transposed or permuted tensor; may fall back."""
+        values, note = self.envelope_inputs(task)
+        strided = [x.transpose(-1, -2).contiguous().transpose(-1, -2)
+                   if isinstance(x, torch.Tensor) and x.dim() >= 2 and x.shape[-1] > 1 and x.shape[-2] > 1 else x
+                   for x in values]
+        del values
+        label = "layout trial (non-contiguous inputs)"
+        if all(x.is_contiguous() for x in strided if isinstance(x, torch.Tensor)):
+            self.pass_check("layouts", "not tried: no input of rank 2 or more")
+            return
+        with self.rule("layouts", label, LAYOUTS_RULE):
+            accepted = self.trial(reference, candidate, Inputs(strided, label), normal=False, skippable=True,
+                                  launch_required=False)
+        self.envelope["layouts"] = ["contiguous", "non-contiguous"] if accepted else ["contiguous"]
+        self.pass_check("layouts", f"{label} matched the reference{note}" if accepted else
+                                   "non-contiguous inputs not tried: the reference does not accept them")
+
     def gradients(self, task: Any, reference: Any, candidate: Any) -> None:
         """Where the reference is differentiable: forward and backward of each with autograd on, the same
-        grad_output for each; outputs, the inputs' and the parameters' gradients (by name) must match. Four
+        grad_output for each; outputs, the inputs' and the parameters' gradients (by name) must match. Five
         trials, as training calls it: inputs and parameters requiring grad; inputs without grad and parameters
         whose .grad already holds values (training, gradient accumulation); parameters frozen (inputs with
-        grad); and all requiring grad in the other train/eval mode."""
+        grad); all requiring grad in the other train/eval mode; and at an odd size."""
         self.check_parameters(reference, candidate)
         other = "eval" if reference.training else "train"
         details: list[str] = []
@@ -652,10 +704,14 @@ class Judging:
         for case, label in (("all", "gradient trial"),
                             ("parameters", "gradient trial (inputs without grad, .grad accumulating)"),
                             ("frozen", "gradient trial (parameters frozen)"),
-                            ("mode", f"gradient trial in {other} mode")):
+                            ("mode", f"gradient trial in {other} mode"),
+                            ("odd", "gradient trial at an odd size")):
             if case in ("parameters", "frozen") and not any(True for _ in reference.parameters()):
                 continue
-            detail, note = self.gradient_trial(task, reference, candidate, case, label)
+            ran = self.gradient_trial(task, reference, candidate, case, label)
+            if ran is None:
+                continue
+            detail, note = ran
             if detail is None and case == "all":
                 break
             details.append(f"{label}: {detail}" if detail else f"{label}: not tried (not differentiable there)")
@@ -677,10 +733,14 @@ class Judging:
                             "keep the reference's parameters and buffers as they are")
 
     def gradient_trial(self, task: Any, reference: Any, candidate: Any, case: str,
-                       label: str) -> tuple[str | None, str]:
+                       label: str) -> tuple[str | None, str] | None:
         """One gradient trial (see ``gradients``); (its detail, or None where the reference is not
-        differentiable; the inputs' note). Gradients, frozen flags and modes are restored afterwards."""
-        values, note = self.envelope_inputs(task)
+        differentiable; the inputs' note), or None where the case has no inputs (no odd size). Gradients,
+        frozen flags and modes are restored afterwards."""
+        values, note = self.envelope_inputs(task, size="odd" if case == "odd" else "example")
+        if values is None:
+            return None
+        label += note
         if case == "parameters":
             ref_in, cand_in = plain_copies(values), plain_copies(values)
         else:
@@ -837,52 +897,125 @@ class Judging:
         return [(name, r, c) for name, r, c in pairs if r is not None]
 
     def dtypes(self, task: Any, reference: Any, candidate: Any) -> None:
-        """Where the example is float32 throughout: copies of both models and the inputs in bfloat16, compared
-        with bfloat16's tolerance; the candidate must return bfloat16 where the reference does."""
-        example, note = self.envelope_inputs(task)
+        """Where the example is float32 throughout: copies of both models and the inputs in bfloat16 and in
+        float16, at get_inputs' size and at an odd size, compared with that dtype's tolerance; the candidate
+        must return the dtype where the reference does."""
+        example, _ = self.envelope_inputs(task)
         tried = envelopes.floating_dtypes(example, reference)
         self.envelope["dtypes"] = tried
         if not envelopes.float32_only(example, reference):
-            self.pass_check("dtypes", "bfloat16 not tried: the inputs and parameters are not all float32 "
-                                      f"({', '.join(tried) or 'none is floating'})")
+            self.pass_check("dtypes", "bfloat16 and float16 not tried: the inputs and parameters are not all "
+                                      f"float32 ({', '.join(tried) or 'none is floating'})")
             return
-        label = "bfloat16 trial"
-        values = [x.to(torch.bfloat16) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
-                  for x in example]
         del example
-        ref16 = copy.deepcopy(reference).to(torch.bfloat16)
-        with self.rule("dtypes", label, DTYPES_RULE):
-            cand16 = _run_candidate(lambda: copy.deepcopy(candidate).to(torch.bfloat16),
-                                    "module, copied and converted with .to(torch.bfloat16),")
-            accepted = self.trial(ref16, cand16, Inputs(values, label, dtype_tolerance=True), normal=False,
-                                  skippable=True, launch_required=False)
-        if not accepted:
-            self.pass_check("dtypes", "bfloat16 not tried: the reference gives no finite output in bfloat16")
-            return
-        tried.append(str(torch.bfloat16))
-        path = "its Triton kernels" if self.trial_launches else "a fallback without Triton"
-        self.pass_check("dtypes", f"bfloat16 (the model and its inputs converted) matched the reference, through "
-                                  f"{path}{note}")
+        details = []
+        for dtype in (torch.bfloat16, torch.float16):
+            name = str(dtype).removeprefix("torch.")
+            ref_low = copy.deepcopy(reference).to(dtype)
+            label = f"{name} trial"
+            with self.rule("dtypes", label, DTYPES_RULE):
+                cand_low = _run_candidate(lambda: copy.deepcopy(candidate).to(dtype),
+                                          f"module, copied and converted with .to(torch.{name}),")
+            paths = []
+            for size in ("example", "odd"):
+                values, note = self.envelope_inputs(task, size=size)
+                if values is None:
+                    continue
+                values = [x.to(dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                          for x in values]
+                with self.rule("dtypes", label + note, DTYPES_RULE):
+                    accepted = self.trial(ref_low, cand_low, Inputs(values, label + note, dtype_tolerance=True),
+                                          normal=False, skippable=True, launch_required=False)
+                if not accepted:
+                    break
+                paths.append(("its Triton kernels" if self.trial_launches else "a fallback without Triton") + note)
+            if paths:
+                tried.append(str(dtype))
+                details.append(f"{name} matched the reference through {', '.join(paths)}")
+            else:
+                details.append(f"{name} not tried: the reference gives no finite output in {name}")
+            del ref_low, cand_low
+        self.pass_check("dtypes", "; ".join(details) + " (the model and its inputs converted)")
 
     def modes(self, task: Any, reference: Any, candidate: Any) -> None:
-        """One trial with both models switched to the other mode (eval when the reference is training, else
-        train); every submodule's mode is restored afterwards."""
+        """Both models switched to the other mode (eval when the reference is training, else train): a trial
+        at get_inputs' size and one at an odd size, one call in the original mode (which may change state, as
+        training does), then the other mode again; and, in train mode, the norm layers alone in eval (a
+        fine-tuning setup). Every submodule's mode is restored afterwards. Where the ENVELOPE leaves the other
+        mode on the Triton path, its kernels must run there."""
         original, switched = ("train", "eval") if reference.training else ("eval", "train")
-        label = f"{switched} mode trial"
         saved = _modes(reference), _modes(candidate)
+        accepted = True
+        matched: list[str] = []
         try:
-            reference.train(switched == "train")
-            with self.rule("modes", label, MODES_RULE):
-                _run_candidate(lambda: candidate.train(switched == "train"), f"module's .{switched}()")
-                values, note = self.envelope_inputs(task)
-                accepted = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
-                                      launch_required=False)
+            for step, size in ((switched, "example"), (switched, "odd"), (original, "example"),
+                               (switched, "example again")):
+                label = f"{step} mode trial" + (" (again, after a call in the other mode)" if "again" in size
+                                                else "")
+                values, note = self.envelope_inputs(task, size="odd" if size == "odd" else "example")
+                if values is None:
+                    continue
+                label += note
+                with self.rule("modes", label, MODES_RULE):
+                    if step == original:                 # as the module was, mixed modes included
+                        _restore_modes(reference, saved[0])
+                        _restore_modes(candidate, saved[1])
+                    else:
+                        reference.train(step == "train")
+                        _run_candidate(lambda: candidate.train(step == "train"), f"module's .{step}()")
+                    ran = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                                     launch_required=False)
+                if not ran and size == "example" and step == switched:
+                    accepted = False
+                    break
+                if ran:
+                    matched.append(label)
+                if ran and step == switched and size == "example":
+                    self.check_mode_claim(reference, candidate, values, switched, label)
+            if accepted:
+                matched.extend(self.norm_layers_alone(task, reference, candidate))
         finally:
             _restore_modes(reference, saved[0])
             _restore_modes(candidate, saved[1])
         self.envelope["modes"] = [original, switched] if accepted else [original]
-        self.pass_check("modes", f"{label} matched the reference (then the modes were restored){note}" if accepted
-                        else f"{switched} mode not tried: the reference gives no finite output there")
+        self.pass_check("modes", f"matched the reference: {'; '.join(matched)} (then the modes were restored)"
+                        if accepted else f"{switched} mode not tried: the reference gives no finite output there")
+
+    def check_mode_claim(self, reference: Any, candidate: Any, values: list[Any], mode: str, label: str) -> None:
+        """Where the candidate's ENVELOPE leaves ``mode`` on its Triton path, the trial just run must have
+        launched kernels that compute the outputs."""
+        if not envelopes.claims_mode(self.envelope["declared"], mode, self.device.type):
+            return
+        if self.trial_launches == 0 or self.computes_without_triton(reference, candidate, values):
+            raise self.fail("correctness", "envelope", f"{label}: no Triton kernel computed the outputs",
+                            f"The candidate's ENVELOPE leaves {mode} mode on its Triton path but its kernels do "
+                            f"not compute the outputs in {mode} mode: list the modules that must be in the other "
+                            "mode in eval_only / train_only")
+
+    def norm_layers_alone(self, task: Any, reference: Any, candidate: Any) -> list[str]:
+        """In train mode with the batch and instance norm layers alone in eval (fine-tuning with frozen
+        statistics), by name in both models; none to switch: nothing to do. Returns the trial's label if it
+        matched."""
+        names = [n for n, m in reference.named_modules() if n and isinstance(m, NORM_LAYERS)]
+        if not names:
+            return []
+        reference.train()
+        _run_candidate(lambda: candidate.train(), "module's .train()")
+        for name in names:
+            reference.get_submodule(name).eval()
+            try:
+                layer = candidate.get_submodule(name)
+            except AttributeError as e:
+                raise self.fail("correctness", "modes", f"no submodule {name!r}",
+                                f"ModelNew has no submodule {name!r}, which the reference has: a user's "
+                                f"model.{name}.eval() would fail: {MODES_RULE}") from e
+            _run_candidate(lambda: layer.eval(), f"submodule's .eval() ({name})")
+        values, note = self.envelope_inputs(task)
+        label = f"train mode trial with {', '.join(names[:3])} in eval{note}"
+        with self.rule("modes", label, MODES_RULE):
+            ran = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                             launch_required=False)
+        return [label] if ran else []
 
     def devices(self, task: Any, reference: Any, candidate: Any) -> None:
         """On a GPU: copies of both models on the CPU, compared on inputs at the smallest size variant the
@@ -900,7 +1033,7 @@ class Judging:
         ref_cpu = copy.deepcopy(reference).to(cpu)
         with self.rule("devices", label, DEVICES_RULE):
             cand_cpu = _run_candidate(lambda: copy.deepcopy(candidate).to(cpu), "module, copied and moved to the CPU,")
-            values, note = self.envelope_inputs(task, cpu, smallest=True)     # the CPU: seconds, not minutes
+            values, note = self.envelope_inputs(task, cpu, size="smallest")     # the CPU: seconds, not minutes
             accepted = self.trial(ref_cpu, cand_cpu, Inputs(values, label), normal=False, skippable=True,
                                   launch_required=False)
         if accepted:

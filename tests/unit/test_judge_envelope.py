@@ -44,9 +44,24 @@ def test_variant_sizes(size, sizes):
 
 def test_variants_and_their_labels():
     found = envelope.variants([torch.zeros(8, 16, 32)])
-    assert [v.label for v in found] == [f"shape trial (B: 8 -> {n})" for n in (4, 16, 7)] + [
-        f"shape trial (S: 16 -> {n})" for n in (8, 32, 7)]
-    assert found[3] == envelope.Variant("S", 1, 16, 8)
+    assert [v.label for v in found] == [f"shape trial (B: 8 -> {n})" for n in (4, 16, 7, 1, 35)] + [
+        f"shape trial (S: 16 -> {n})" for n in (8, 32, 7, 1, 67)]
+    assert found[5] == envelope.Variant("S", 1, 16, 8)
+
+
+def test_growing_variants_stop_at_twice_large_bytes():
+    big_bytes = envelope.LARGE_BYTES // 2                     # x2 fits, x4 + 3 does not
+    variant_2x, variant_4x = envelope.Variant("B", 0, 8, 16), envelope.Variant("B", 0, 8, 35)
+    assert not envelope.too_large([torch.empty(big_bytes // 4)], variant_2x)
+    assert envelope.too_large([torch.empty(big_bytes // 4)], variant_4x)
+    assert not envelope.too_large([torch.empty(big_bytes // 4)], envelope.Variant("B", 0, 8, 1))
+
+
+def test_unknown_symbols_and_claims_from_size_two():
+    declared = {"inputs": [{"sizes": ["B", "N", 4]}], "device_types": ["cuda"]}
+    assert envelope.unknown_symbols(declared) == ["N"]
+    assert envelope.claims_triton(declared, "B", "cuda", 35) and not envelope.claims_triton(declared, "B", "cuda", 1)
+    assert not envelope.claims_triton(declared, "B", "cpu", 35)
 
 
 def test_resized_varies_every_tensor_of_that_size_together():
@@ -133,3 +148,10 @@ def test_the_cpu_trial_runs_only_on_a_gpu_judge():
     assert envelope.cpu_trial_applies(torch.device("cuda:0"))
     assert envelope.cpu_trial_applies(torch.device("cuda"))
     assert not envelope.cpu_trial_applies(torch.device("cpu"))
+
+
+def test_a_nan_in_the_example_does_not_make_the_variant_all_nan():
+    x = torch.randn(4, 8)
+    x[1, 2] = float("nan")
+    (new,) = envelope.resized([x], envelope.Variant("B", 0, 4, 7), seed=1)
+    assert bool(torch.isfinite(new).all()) and new.shape == (7, 8)

@@ -2,6 +2,7 @@
 
 Every other call runs the reference's own forward, kept in the class as ``_reference_forward``: autograd
 needed (grad mode on and an input or parameter requiring grad), other devices or dtypes, sparse tensors,
+non-contiguous inputs where the example's were contiguous (the Triton path is validated in that layout),
 other ranks, other sizes than the free ones, a batch norm in the other train/eval mode than captured.
 
 Free sizes: "B", dim 0 of the first tensor input (and of every input whose dim 0 has that size), and "S",
@@ -87,7 +88,7 @@ def build(captured: Captured, device_type: str, placeholders: list[fx.Node]) -> 
         for name, (dim, size) in free.items():
             if value.dim() > dim and value.shape[dim] == size:
                 sizes[dim] = name
-        specs.append({"dtype": str(value.dtype), "sizes": sizes})
+        specs.append({"dtype": str(value.dtype), "sizes": sizes, "contiguous": value.is_contiguous()})
     module = captured.graph_module
     dtypes = sorted({str(t.dtype) for t in list(module.parameters()) + list(module.buffers())
                      if t.is_floating_point()})
@@ -112,6 +113,8 @@ def _in_envelope(self, args):
         if (value.is_cuda if device == 'cuda' else value.device.type == device) is False:
             return False
         if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad):
+            return False
+        if spec.get('contiguous') and not value.is_contiguous():
             return False
         for size, want in zip(value.shape, spec['sizes']):
             if isinstance(want, str):

@@ -28,10 +28,12 @@ SYSTEM = (
     "kernels must read every weight, handle any values, and compute every call. The patch stays in the user's "
     "program, so ModelNew must keep the reference's forward as _reference_forward, unchanged, and its forward "
     "must call it (never assert) for every call the Triton path was not written for: autograd needed "
-    "(torch.is_grad_enabled() and an input or parameter requiring grad: the gradients are checked), another "
-    "dtype (bfloat16 is tried), another device (CPU tensors are tried on a GPU), another rank, or the other "
-    "train/eval mode where that changes the computation. Kernels take every size at run time (the judge tries "
-    "batch and sequence sizes x0.5, x2 and 7), so no size of the example may be written into the code."
+    "(torch.is_grad_enabled() and an input or parameter requiring grad: the gradients are checked, also with "
+    "inputs without grad, frozen parameters and accumulating .grad), another dtype (bfloat16 and float16 are "
+    "tried), another device (CPU tensors are tried on a GPU), another rank, or the other train/eval mode of "
+    "any submodule where that changes the computation. Kernels take every size at run time (the judge tries "
+    "batch and sequence sizes x0.5, x2, 7, 1 and 4x+3) and read strides or call .contiguous() (non-contiguous "
+    "inputs are tried), so no size of the example may be written into the code."
 )
 MAX_SOURCE_CHARS = 12_000
 

@@ -21,8 +21,9 @@ class ModelNew(nn.Module):
         self.pos = nn.Parameter(torch.randn(seq, features) * 0.1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and (x.requires_grad or self.pos.requires_grad):
-            return x + self.pos  # autograd: the reference's own forward
+        if (torch.is_grad_enabled() and (x.requires_grad or self.pos.requires_grad)) \
+                or x.shape[-2:] != self.pos.shape:
+            return x + self.pos  # autograd, or a sequence the table broadcasts over: the reference's own forward
         x = x.contiguous()
         out = torch.empty_like(x)
         n = x.numel()

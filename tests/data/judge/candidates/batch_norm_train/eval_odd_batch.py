@@ -1,0 +1,90 @@
+# expect: verdict=invalid stage=correctness check=modes reason~"eval mode trial (at B = 67)"
+"""WRONG: training mode is right at every batch size (B declared free); the eval path, the fast inference
+kernel over the running statistics, handles two rows per program and launches B // 2 programs: at an odd
+batch in eval mode the last row is never written. The size trials run in the module's original (train)
+mode; the eval trial runs only at get_inputs' B = 16."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+ENVELOPE = {
+    "device_types": ["cuda", "cpu"],
+    "inputs": [{"dtype": "torch.float32", "sizes": ["B", 24]}],
+    "parameter_dtypes": ["torch.float32"],
+    "eval_only": [], "train_only": [],
+    "autograd": False,
+}
+
+
+@triton.jit
+def scale_shift_relu_kernel(x_ptr, scale_ptr, shift_ptr, out_ptr, n_rows, n_cols, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
+    a = tl.load(scale_ptr + cols, mask=mask, other=0.0)
+    b = tl.load(shift_ptr + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + row * n_cols + cols, tl.maximum(x * a + b, 0.0).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def scale_shift_relu(x, scale, shift):
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    n_rows, n_cols = x.shape
+    scale_shift_relu_kernel[(n_rows,)](x, scale.float().contiguous(), shift.float().contiguous(), out, n_rows,
+                                       n_cols, BLOCK_N=triton.next_power_of_2(n_cols))
+    return out
+
+
+@triton.jit
+def scale_shift_relu_pairs_kernel(x_ptr, scale_ptr, shift_ptr, out_ptr, n_rows, n_cols, BLOCK_N: tl.constexpr):
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < n_cols
+    a = tl.load(scale_ptr + cols, mask=mask, other=0.0)
+    b = tl.load(shift_ptr + cols, mask=mask, other=0.0)
+    for r in tl.static_range(2):
+        row = tl.program_id(0) * 2 + r
+        x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
+        tl.store(out_ptr + row * n_cols + cols, tl.maximum(x * a + b, 0.0).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def scale_shift_relu_eval(x, scale, shift):
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    n_rows, n_cols = x.shape
+    scale_shift_relu_pairs_kernel[(n_rows // 2,)](x, scale.float().contiguous(), shift.float().contiguous(), out,
+                                                  n_rows, n_cols, BLOCK_N=triton.next_power_of_2(n_cols))
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(channels)
+
+    def fallback(self, x):
+        return torch.relu(self.bn(x))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        bn = self.bn
+        autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
+        if autograd or x.dim() != 2 or x.shape[0] < 2 or bn.momentum is None:
+            return self.fallback(x)
+        w, b = bn.weight.float(), bn.bias.float()
+        if bn.training:
+            xf = x.float()
+            mean = xf.mean(0)
+            var = xf.var(0, unbiased=False)
+            n = x.shape[0]
+            with torch.no_grad():
+                bn.running_mean.mul_(1 - bn.momentum).add_(mean.to(bn.running_mean.dtype), alpha=bn.momentum)
+                bn.running_var.mul_(1 - bn.momentum).add_((var * n / (n - 1)).to(bn.running_var.dtype),
+                                                          alpha=bn.momentum)
+                bn.num_batches_tracked.add_(1)
+        else:
+            mean, var = bn.running_mean.float(), bn.running_var.float()
+            scale = w * torch.rsqrt(var + bn.eps)
+            return scale_shift_relu_eval(x, scale, b - mean * scale)
+        scale = w * torch.rsqrt(var + bn.eps)
+        return scale_shift_relu(x, scale, b - mean * scale)

@@ -1,0 +1,61 @@
+# expect: verdict=invalid stage=correctness check=envelope reason~"same outputs with its launches skipped"
+"""WRONG (the certificate lies): ENVELOPE declares B free, but at any batch size other than the traced 8 the
+forward computes with PyTorch and launches a no-op Triton kernel (a one-element copy) so that the size trial
+sees a launch. Outputs are right; the hover says "Triton path (B, 32)" and "3 on the Triton path"."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+ENVELOPE = {
+    "device_types": ["cuda", "cpu"],
+    "inputs": [{"dtype": "torch.float32", "sizes": ["B", 32]}],
+    "parameter_dtypes": ["torch.float32"],
+    "eval_only": [], "train_only": [],
+    "autograd": False,
+}
+
+@triton.jit
+def bias_gelu_kernel(y_ptr, b_ptr, out_ptr, n_rows, n_cols, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK_N)
+    mask = offs < n_cols
+    y = tl.load(y_ptr + row * n_cols + offs, mask=mask, other=0.0).to(tl.float32)
+    b = tl.load(b_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    v = y + b
+    out = 0.5 * v * (1.0 + tl.math.erf(v * 0.7071067811865476))
+    tl.store(out_ptr + row * n_cols + offs, out.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def bias_gelu(y, bias):
+    y = y.contiguous()
+    out = torch.empty_like(y)
+    n_rows, n_cols = y.shape
+    bias_gelu_kernel[(n_rows,)](y, bias, out, n_rows, n_cols, BLOCK_N=triton.next_power_of_2(n_cols))
+    return out
+
+@triton.jit
+def touch_kernel(p_ptr):
+    v = tl.load(p_ptr)
+    tl.store(p_ptr, v)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features: int, out_features: int):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+
+    def fallback(self, x):
+        return torch.nn.functional.gelu(self.linear(x))
+
+    def autograd(self, x):
+        return torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.autograd(x) or x.dim() != 2 or x.dtype not in (torch.float32, torch.bfloat16):
+            return self.fallback(x)
+        if x.shape[0] != 8:
+            out = self.fallback(x)
+            touch_kernel[(1,)](out)
+            return out
+        return bias_gelu(torch.matmul(x, self.linear.weight.t()), self.linear.bias)
