@@ -34,13 +34,9 @@ def free_symbols(envelope: dict[str, Any] | None) -> set[str]:
 def claims_mode(envelope: dict[str, Any] | None, mode: str, device_type: str) -> bool:
     """Whether the candidate's ENVELOPE leaves ``mode`` ("train" or "eval") on its Triton path on
     ``device_type``: no module must be in the other mode for it (its train_only list is empty for eval)."""
-    if not envelope:
+    if not envelope or not _on(envelope, device_type):
         return False
-    device_types = envelope.get("device_types")
-    if isinstance(device_types, list) and device_type not in device_types:
-        return False
-    other_only = envelope.get("train_only" if mode == "eval" else "eval_only")
-    return not other_only
+    return not envelope.get("train_only" if mode == "eval" else "eval_only")
 
 
 def unknown_symbols(envelope: dict[str, Any] | None) -> list[str]:
@@ -52,20 +48,24 @@ def unknown_symbols(envelope: dict[str, Any] | None) -> list[str]:
 def claims_triton(envelope: dict[str, Any] | None, symbol: str, device_type: str, size: int = 2) -> bool:
     """Whether the candidate claims its Triton path for ``symbol`` = ``size`` on ``device_type`` (a free size is
     claimed from 2 up: a size of 1 broadcasts, and falling back there is allowed)."""
-    if symbol not in free_symbols(envelope) or size < 2:
-        return False
-    device_types = envelope.get("device_types") if envelope else None
+    return symbol in free_symbols(envelope) and size >= 2 and _on(envelope, device_type)
+
+
+def _on(envelope: dict[str, Any], device_type: str) -> bool:
+    """Whether the ENVELOPE's Triton path covers ``device_type`` (all devices when it names none)."""
+    device_types = envelope.get("device_types")
     return not isinstance(device_types, list) or device_type in device_types
 
 
-def _tensors(inputs: list[Any]) -> list[torch.Tensor]:
+def tensor_inputs(inputs: list[Any]) -> list[torch.Tensor]:
+    """The tensors among ``inputs``, in order."""
     return [x for x in inputs if isinstance(x, torch.Tensor)]
 
 
 def symbols(inputs: list[Any]) -> dict[str, tuple[int, int]]:
     """Size symbols of the example inputs: name -> (dim, size), from the first tensor input (a size of 1
     never varies: it broadcasts)."""
-    tensors = _tensors(inputs)
+    tensors = tensor_inputs(inputs)
     if not tensors:
         return {}
     first = tensors[0]
@@ -105,7 +105,7 @@ def variants(inputs: list[Any]) -> list[Variant]:
 
 
 def tensor_bytes(inputs: list[Any]) -> int:
-    return sum(x.numel() * x.element_size() for x in _tensors(inputs))
+    return sum(x.numel() * x.element_size() for x in tensor_inputs(inputs))
 
 
 def too_large(inputs: list[Any], variant: Variant) -> bool:
@@ -121,7 +121,7 @@ def fits_later_trials(inputs: list[Any], variant: Variant) -> bool:
 
 def shapes(inputs: list[Any]) -> list[list[int]]:
     """The shape of each tensor input, in order."""
-    return [list(x.shape) for x in _tensors(inputs)]
+    return [list(x.shape) for x in tensor_inputs(inputs)]
 
 
 def resized(inputs: list[Any], variant: Variant, seed: int) -> list[Any]:
@@ -166,14 +166,14 @@ def _like(x: torch.Tensor, shape: list[int], draws: Draws) -> torch.Tensor:
 def float32_only(inputs: list[Any], module: torch.nn.Module) -> bool:
     """Whether the example's floating inputs and the module's floating parameters are all float32 (and
     there is at least one): then the judge tries bfloat16 too."""
-    floats = [x for x in _tensors(inputs) if x.is_floating_point()]
+    floats = [x for x in tensor_inputs(inputs) if x.is_floating_point()]
     floats += [p for p in module.parameters() if p.is_floating_point()]
     return bool(floats) and all(x.dtype == torch.float32 for x in floats)
 
 
 def floating_dtypes(inputs: list[Any], module: torch.nn.Module) -> list[str]:
     """The floating dtypes of the example's inputs and the module's parameters, by name."""
-    tensors = _tensors(inputs) + list(module.parameters())
+    tensors = tensor_inputs(inputs) + list(module.parameters())
     return sorted({str(x.dtype) for x in tensors if x.is_floating_point()})
 
 

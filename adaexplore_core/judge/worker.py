@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import os
 import platform
 import random
@@ -497,7 +498,7 @@ class Judging:
         """Calls that a cache or a call counter gets wrong: the same tensors again with new values in place,
         new tensors equal to earlier ones but for one element, and several calls in a row on new values."""
         first = self.fresh(task)
-        same_objects = [x.clone() if isinstance(x, torch.Tensor) else x for x in first.values]
+        same_objects = plain_copies(first.values)
         first.candidate_values = same_objects
         first.label = "called again trial (first call)"
         self.trial(reference, candidate, first, normal=False, check="repeat_calls")
@@ -560,7 +561,7 @@ class Judging:
     def computes_without_triton(self, reference: Any, candidate: Any, inputs: list[Any]) -> bool:
         """Whether the candidate's outputs on ``inputs`` still match the reference's with every Triton launch
         skipped (and new memory filled with NaN): then its kernels compute nothing."""
-        cand_in = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        cand_in = plain_copies(inputs)
         with torch.no_grad():
             ref_out = flatten_outputs(reference(*inputs), "the reference's")
             try:
@@ -611,8 +612,8 @@ class Judging:
                             f"The candidate's ENVELOPE declares size(s) {', '.join(unknown)} free; only B (dim 0 of "
                             "the first input) and S (its dim 1, rank 3 and up) can be declared free, and the "
                             "judge validates those")
-        variable = {variant.symbol for variant in envelopes.variants(example)}
-        for variant in envelopes.variants(example):
+        variants = envelopes.variants(example)
+        for variant in variants:
             label = variant.label
             if envelopes.too_large(example, variant):
                 skipped.append({"label": label, "why": "skipped: too large"})
@@ -639,7 +640,7 @@ class Judging:
                 self.small_variant = variant
             if variant.new % 2 and variant.new >= 2 and envelopes.fits_later_trials(example, variant):
                 self.odd_variant = variant          # the last accepted: 4 x size + 3 where it fits, else 7
-        untried = sorted(envelopes.free_symbols(self.envelope["declared"]) - variable)
+        untried = sorted(envelopes.free_symbols(self.envelope["declared"]) - {v.symbol for v in variants})
         if untried:
             raise self.fail("correctness", "envelope", f"ENVELOPE declares {untried} free; the judge cannot vary it",
                             f"The candidate's ENVELOPE declares {', '.join(untried)} free, but no other size of it "
@@ -652,8 +653,9 @@ class Judging:
         """Fresh inputs for the trials after the size trials, and a note for their check, made on the judge's
         device, then moved to ``device``. ``size``: "example" is get_inputs' size, but the smallest size variant
         the reference accepted where get_inputs' tensors are over 1 GiB (with autograd, in bfloat16 or on the
-        CPU, GB-sized inputs would take several times the task's memory); "smallest" that variant; "odd" the
-        first odd size variant accepted (None where there is none, or it would grow inputs over 1 GiB)."""
+        CPU, GB-sized inputs would take several times the task's memory); "smallest" that variant; "odd" an
+        odd size variant accepted whose inputs stay within 1 GiB (4 x size + 3 where it fits, else 7; None where
+        there is none)."""
         values = task.make_inputs(self.seed(), self.device)
         big = envelopes.tensor_bytes(values) > envelopes.LARGE_BYTES
         variant, note = None, ""
@@ -786,13 +788,10 @@ class Judging:
         if ran is None:
             return None
         ref_out, grads = ran
-        evaluated: list[tuple[list[Any], dict[str, torch.Tensor]] | None] = []
-
+        @functools.cache
         def exact() -> tuple[list[Any] | None, dict[str, torch.Tensor]]:
             """The float64 outputs and gradients, evaluated once, on the first mismatch."""
-            if not evaluated:
-                evaluated.append(self._exact_gradients(reference, ref_in, grads, buffers))
-            return evaluated[0] if evaluated[0] is not None else (None, {})
+            return self._exact_gradients(reference, ref_in, grads, buffers) or (None, {})
 
         with self.deterministic(when), torch.enable_grad():
             raw = _run_candidate(lambda: candidate(*cand_in), "forward (with autograd on)")
@@ -948,11 +947,10 @@ class Judging:
         accepted = True
         matched: list[str] = []
         try:
-            for step, size in ((switched, "example"), (switched, "odd"), (original, "example"),
-                               (switched, "example again")):
-                label = f"{step} mode trial" + (" (again, after a call in the other mode)" if "again" in size
-                                                else "")
-                values, note = self.envelope_inputs(task, size="odd" if size == "odd" else "example")
+            for step, size, again in ((switched, "example", False), (switched, "odd", False),
+                                      (original, "example", False), (switched, "example", True)):
+                label = f"{step} mode trial" + (" (again, after a call in the other mode)" if again else "")
+                values, note = self.envelope_inputs(task, size=size)
                 if values is None:
                     continue
                 label += note
@@ -965,12 +963,12 @@ class Judging:
                         _run_candidate(lambda: candidate.train(step == "train"), f"module's .{step}()")
                     ran = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
                                      launch_required=False)
-                if not ran and size == "example" and step == switched:
+                if not ran and size == "example" and step == switched and not again:
                     accepted = False
                     break
                 if ran:
                     matched.append(label)
-                if ran and step == switched and size == "example":
+                if ran and step == switched and size == "example" and not again:
                     self.check_mode_claim(reference, candidate, values, switched, label)
             if accepted:
                 matched.extend(self.norm_layers_alone(task, reference, candidate))
@@ -1191,15 +1189,14 @@ def _nan_filled_memory() -> Iterator[None]:
     """torch.empty and friends return NaN-filled memory inside the block (torch's deterministic-mode fill)."""
     import torch.utils.deterministic as deterministic
 
-    before = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
-              deterministic.fill_uninitialized_memory)
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    flags, fill = _determinism(), deterministic.fill_uninitialized_memory
+    _set_determinism((True, True) + flags[2:])
     deterministic.fill_uninitialized_memory = True
     try:
         yield
     finally:
-        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
-        deterministic.fill_uninitialized_memory = before[2]
+        _set_determinism(flags)
+        deterministic.fill_uninitialized_memory = fill
 
 
 def _timed(model: Any) -> Callable[..., Any]:

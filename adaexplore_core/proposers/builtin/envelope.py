@@ -18,12 +18,8 @@ from typing import Any
 import torch
 from torch import fx
 
-from ...judge.envelope import symbols as symbol_dims, variant_sizes
+from ...judge.envelope import symbols as symbol_dims, tensor_inputs, variant_sizes
 from .capture import Captured, propagate_shapes
-
-def _tensors(inputs: list[Any]) -> list[torch.Tensor]:
-    return [x for x in inputs if isinstance(x, torch.Tensor)]
-
 
 def _resized(inputs: list[Any], dim: int, size: int, new: int) -> list[Any]:
     out = []
@@ -51,7 +47,7 @@ def free_symbols(captured: Captured) -> dict[str, tuple[int, int]]:
     """The symbols whose other sizes keep the traced graph's ranks, dtypes and size-1 pattern (meta only: a
     capture that needed real CPU tensors gets no free sizes)."""
     inputs = captured.example_inputs
-    if any(x.device.type != "meta" for x in _tensors(inputs)):
+    if any(x.device.type != "meta" for x in tensor_inputs(inputs)):
         return {}
     graph_module = captured.graph_module
     saved = {n: copy.copy(n.meta) for n in graph_module.graph.nodes}
