@@ -6,7 +6,8 @@
    with the winner's re-timing rounds; each valid one timed again with ``triton.testing.do_bench`` in a separate
    process (fixed inputs, its own L2 flush). Goal: within 5 %.
 2. spread: one sub-millisecond two-kernel candidate (residual add + RMSNorm, 16384 x 4096 fp32) judged 5 times. Goal: candidate time spread (max - min) / median <= 3 %.
-3. throughput: passthrough candidates of two level-2 problems on a warm pool (of 2, or --throughput-workers, per GPU). Goal: >= 20 per minute per GPU.
+3. throughput: passthrough candidates of two level-2 problems on a warm pool (of 2, or --throughput-workers, per
+   GPU), alternating, then of one problem. Goal: >= 20 per minute per GPU.
 4. sandbox: escape candidates judged with the static guard off on the GPU; none may create its marker file.
 5. memory: level-1 problems with 7.5-8.6 GB inputs on a pool of the search's workers per GPU (--memory-workers;
    the whole-GPU retry).
@@ -124,21 +125,28 @@ def spread(pool: JudgePool, kb: Path, results: dict, save) -> None:
 
 
 def throughput(pool: JudgePool, kb: Path, results: dict, save) -> None:
+    """Two passes of 20 passthrough candidates: the two problems alternating (candidates of one task are timed
+    together only when they meet), then one problem alone (a search: every candidate of one task)."""
     problems = ["level2/9_Matmul_Subtract_Multiply_ReLU.py", "level2/29_Matmul_Mish_Mish.py"]
     specs = [TaskSpec.parse(str(kb / p)) for p in problems]
     for spec in specs:                              # warm: the baselines are prepared once per task
         pool.judge(spec, passthrough_candidate(spec.read_source()))
-    started = time.monotonic()
-    futures = [pool.submit(spec, passthrough_candidate(spec.read_source())) for _ in range(10) for spec in specs]
-    verdicts = [f.result() for f in futures]
-    wall = time.monotonic() - started
-    results.setdefault("throughput", {})[str(pool.config.workers_per_device)] = {"problems": problems, "candidates": len(verdicts), "wall_s": round(wall, 2),
-                             "valid": sum(v.ok for v in verdicts), "per_minute": round(len(verdicts) / wall * 60, 1),
-                             "median_candidate_s": statistics.median(v.seconds for v in verdicts),
-                             "reasons": sorted({v.reason[:200] for v in verdicts if not v.ok}),
-                             "phase_median_s": phase_medians(verdicts)}
-    print(json.dumps(results["throughput"]), flush=True)
-    save()
+    rows = results.setdefault("throughput", {})
+    for name, queue in (("alternating", [spec for _ in range(10) for spec in specs]), ("one_task", [specs[0]] * 20)):
+        started = time.monotonic()
+        futures = [pool.submit(spec, passthrough_candidate(spec.read_source())) for spec in queue]
+        verdicts = [f.result() for f in futures]
+        wall = time.monotonic() - started
+        groups = [v.timing.group for v in verdicts if v.timing is not None]
+        rows[f"{pool.config.workers_per_device}/{name}"] = {
+            "problems": sorted({Path(s.path).name for s in queue}), "candidates": len(verdicts), "wall_s": round(wall, 2),
+            "valid": sum(v.ok for v in verdicts), "per_minute": round(len(verdicts) / wall * 60, 1),
+            "median_candidate_s": statistics.median(v.seconds for v in verdicts),
+            "timing_groups": {str(n): groups.count(n) for n in sorted(set(groups))},
+            "reasons": sorted({v.reason[:200] for v in verdicts if not v.ok}),
+            "phase_median_s": phase_medians(verdicts)}
+        print(name, json.dumps(rows[f"{pool.config.workers_per_device}/{name}"]), flush=True)
+        save()
 
 
 def phase_medians(verdicts: list) -> dict:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import functools
 import itertools
 import os
 import queue
@@ -30,6 +31,7 @@ from typing import Any
 
 from ..task import TaskSpec
 from . import guard, stats
+from .desk import TimingDesk
 from .protocol import JudgeRequest, decode, encode, scrubbed_environment
 from .verdict import Check, Timing, Verdict, error, invalid
 
@@ -404,6 +406,8 @@ class _Slot(threading.Thread):
             verdict = self._converse(request, watch)
         except _Stop as stop:
             verdict = stop.verdict
+        finally:
+            self.pool._desks[self.device].withdraw(self)
         self._release_gpu()
         return verdict
 
@@ -481,9 +485,12 @@ class _Slot(threading.Thread):
         assert zygote is not None
         verdict: Verdict | None = None
         timing: Timing | Verdict | None = None
+        desk = self.pool._desks[self.device]
         while True:
             message = self._next(request, watch)
             kind = message.get("type")
+            if kind != "release":
+                desk.withdraw(self)
             if kind == "started":
                 self.child = int(message["pid"])
             elif kind == "clock":
@@ -494,6 +501,8 @@ class _Slot(threading.Thread):
                 watch.tick()
             elif kind == "release":
                 if not request.options.get("whole_gpu"):
+                    if message.get("timing_next"):      # before the GPU is free: a leader must see it
+                        desk.announce(self, self._timing_kind(request))
                     self._release_gpu()
             elif kind == "time":
                 timing = self._time(request, watch)
@@ -543,30 +552,88 @@ class _Slot(threading.Thread):
             self._kill_child_and_wait(watch)
         return verdict
 
+    def _timing_kind(self, request: JudgeRequest) -> tuple[str, int]:
+        """Candidates time together when this is the same: the task and the number of rounds."""
+        return TaskSpec(**request.task).key(), self._rounds(request)
+
+    def _rounds(self, request: JudgeRequest) -> int:
+        return int(request.options.get("rounds") or self.pool.config.rounds)
+
     def _time(self, request: JudgeRequest, watch: _Watch) -> Timing | Verdict:
-        """Timing rounds, each the candidate beside eager and torch.compile, with the GPU held alone."""
+        """Timing rounds beside eager and torch.compile, with the GPU held alone; shared with candidates of the
+        same task waiting at the same time (``desk.py``). Raises _Stop when the candidate stops while timed."""
         watch.pause(False)
-        baseline = self.pool._baseline_for(self.device)
-        self._acquire_gpu(True)
-        try:
-            with baseline.lock:
-                facts = baseline.prepare(request.task)
-                rounds: dict[str, list[list[float]]] = {"eager": [], "candidate": [], "compiled": []}
-                for r in range(int(request.options.get("rounds") or self.pool.config.rounds)):
-                    order = ["eager", "candidate", "compiled"] if r % 2 == 0 else ["compiled", "candidate", "eager"]
-                    for what in order:
-                        if what == "candidate":
-                            reply = self._candidate_samples(request, watch, {"type": "measure"}, "samples")
-                            rounds["candidate"].append([float(x) for x in reply["samples"]])
-                        elif what == "eager" or facts.get("compiled"):
-                            rounds[what].append(baseline.measure(request.task, what))
-                done = self._candidate_samples(request, watch, {"type": "completion"}, "completion")
-        except RuntimeError as e:
-            return error("internal", f"The judge could not time the baselines: {e}")
-        finally:
-            if not request.options.get("whole_gpu"):
-                self._release_gpu()
-        return timing_from_rounds(rounds, facts, float(done["event_ms"]), float(done["wall_ms"]))
+        member = _Timed(self, request, watch)
+        if request.options.get("whole_gpu"):          # it holds the GPU alone already, and for itself only
+            outcome = _time_together(self.pool, self.device, [member])[0]
+        else:
+            self._release_gpu()                       # a forged "time" inside the trials must not deadlock
+            outcome = self.pool._desks[self.device].time(
+                self, self._timing_kind(request), member, lambda group: _time_together(self.pool, self.device, group))
+        if isinstance(outcome, _Stop):
+            raise outcome
+        return outcome
+
+
+@dataclass(eq=False)
+class _Timed:
+    """A candidate waiting in its timing phase: its slot (which owns its process), request and clock."""
+
+    slot: _Slot
+    request: JudgeRequest
+    watch: _Watch
+
+    def ask(self, message: dict[str, Any], expect: str) -> dict[str, Any]:
+        return self.slot._candidate_samples(self.request, self.watch, message, expect)
+
+
+def _time_together(pool: "JudgePool", device: str, group: list[_Timed]) -> list[Timing | Verdict | _Stop]:
+    """Time the candidates of ``group`` (one task) in the same rounds: each round measures one baseline, every
+    candidate, then the other baseline, in the reverse order the next round. The GPU is held alone by the caller.
+    Returns, per candidate, its Timing, the verdict of a timing that cannot be true, or the _Stop of a candidate
+    that stopped while timed (the others go on)."""
+    first = group[0].request
+    outcomes: dict[_Timed, Timing | Verdict | _Stop] = {}
+    samples: dict[_Timed, list[list[float]]] = {m: [] for m in group}
+    baselines: dict[str, list[list[float]]] = {"eager": [], "compiled": []}
+    baseline = pool._baseline_for(device)
+    started = time.monotonic()
+    try:
+        with baseline.lock:
+            facts = baseline.prepare(first.task)
+            for r in range(group[0].slot._rounds(first)):
+                active = [m for m in group if m not in outcomes]
+                if not active:
+                    break
+                before, after = ("eager", "compiled") if r % 2 == 0 else ("compiled", "eager")
+                for what in (before, *(active if r % 2 == 0 else active[::-1]), after):
+                    if isinstance(what, _Timed):
+                        try:
+                            reply = what.ask({"type": "measure"}, "samples")
+                            samples[what].append([float(x) for x in reply["samples"]])
+                        except _Stop as stop:
+                            outcomes[what] = stop
+                    elif what == "eager" or facts.get("compiled"):
+                        baselines[what].append(baseline.measure(first.task, what))
+            done: dict[_Timed, dict[str, Any]] = {}
+            for m in group:
+                if m not in outcomes:
+                    try:
+                        done[m] = m.ask({"type": "completion"}, "completion")
+                    except _Stop as stop:
+                        outcomes[m] = stop
+    except RuntimeError as e:
+        failed = error("internal", f"The judge could not time the baselines: {e}")
+        return [outcomes.get(m, failed) for m in group]
+    seconds = time.monotonic() - started
+    for m in group:
+        if m not in outcomes:
+            timing = timing_from_rounds({"candidate": samples[m], **baselines}, facts,
+                                        float(done[m]["event_ms"]), float(done[m]["wall_ms"]))
+            if isinstance(timing, Timing):
+                timing.group, timing.group_seconds = len(group), round(seconds, 3)
+            outcomes[m] = timing
+    return [outcomes[m] for m in group]
 
 
 def timing_from_rounds(rounds: dict[str, list[list[float]]], facts: dict[str, Any], event_ms: float,
@@ -647,6 +714,8 @@ class JudgePool:
                   "write your files", file=sys.stderr)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
         self._gpu_locks = {d: GpuLock() for d in config.devices}
+        self._desks = {d: TimingDesk(functools.partial(lock.acquire, True), functools.partial(lock.release, True))
+                       for d, lock in self._gpu_locks.items()}
         self._baselines: dict[str, _Baseline] = {}
         self._baselines_lock = threading.Lock()
         self._whole_gpu: set[str] = set()       # task keys that need the whole GPU (ran out of memory in a share)

@@ -64,6 +64,8 @@ class Timing:
     speedup_vs_compile_low: float | None = None
     speedup_vs_compile_high: float | None = None
     rounds: int = 0                              # timing rounds interleaved with the baselines
+    group: int = 1                               # candidates timed in the same rounds (sharing the baselines')
+    group_seconds: float | None = None           # the group's time holding the GPU alone
 
     def faster_than_eager(self) -> bool:
         """Faster only when the whole interval says so."""

@@ -283,9 +283,10 @@ class Judging:
         return Failed(invalid(stage, reason, self.checks + [Check(name, False, detail)]))
 
     @contextlib.contextmanager
-    def gpu(self, exclusive: bool) -> Iterator[None]:
+    def gpu(self, exclusive: bool, timing_next: bool = False) -> Iterator[None]:
         """Hold the device: shared for correctness trials, exclusive for timing. No-op on the CPU and for a
-        task that holds the whole GPU from the start.
+        task that holds the whole GPU from the start. ``timing_next``: when the block succeeds, this process
+        asks to be timed next (the pool then times it with other candidates of its task that wait).
 
         The candidate's clock stops while waiting; the pool grants access in order, timing first."""
         if self.device.type != "cuda" or self.whole_gpu:
@@ -294,9 +295,12 @@ class Judging:
         self.acquire(exclusive)
         try:
             yield
+        except BaseException:
+            timing_next = False
+            raise
         finally:
             torch.cuda.empty_cache()         # while it waits, the process holds only live tensors
-            self.channel.send(type="release")
+            self.channel.send(type="release", timing_next=timing_next)
 
     def acquire(self, exclusive: bool) -> None:
         self.channel.send(type="clock", running=False)
@@ -1218,7 +1222,7 @@ def judge(channel: Channel, request: JudgeRequest, counter: LaunchCounter, folde
         with job.phase("task"):
             task = job.load_task()
         channel.send(type="clock", running=True)
-        with job.gpu(exclusive=False):
+        with job.gpu(exclusive=False, timing_next=request.timing):
             with job.phase("candidate"):
                 reference, candidate = job.load_candidate(task, folder)
             with job.phase("trials"):

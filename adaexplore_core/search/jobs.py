@@ -54,9 +54,9 @@ def make_proposer(settings: ProposerSettings | str, devices: tuple[str, ...] = (
     raise SearchError(f"unknown proposer {settings.name!r}; available: {', '.join(PROPOSERS)}")
 
 
-GPU_WORKERS = 3   # per GPU: two compile and check while one times (H200, level-2 sizes: 18.9 judged/min with 2,
-                  # 18.8-20.4 with 3, 19.3-22.1 with 4: the exclusive timing sets the ceiling; docs/benchmarks.md);
-                  # each takes 0.3 of the GPU's memory, and a task out of memory there gets the whole GPU
+GPU_WORKERS = 4   # per GPU: three compile and check while one group times (H200, level-2 sizes, one task as a
+                  # search judges it: 21.9-22.1 judged/min with 4, 17.7-18.5 with 3; docs/benchmarks.md); each
+                  # takes 0.225 of the GPU's memory, and a task out of memory there gets the whole GPU
 CPU_WORKERS = 2
 
 
