@@ -57,7 +57,8 @@ TORCH_OPS = _names("""
     grid_sampler_3d group_norm gru gru_cell gt hamming_window hann_window hardshrink heaviside
     hinge_embedding_loss histc histogram histogramdd hsmm hsplit hspmm hstack hypot i0 i0_ igamma igammac imag
     index_add index_copy index_fill index_put index_put_ index_reduce index_select indices_copy inner
-    instance_norm int_repr inverse is_complex is_conj is_distributed is_floating_point is_grad_enabled is_inference is_neg
+    instance_norm int_repr inverse is_autocast_enabled is_complex is_conj is_distributed is_floating_point is_grad_enabled
+    is_inference is_neg
     is_nonzero is_same_size is_signed is_tensor isclose isfinite isin isinf isnan isneginf isposinf isreal istft
     kaiser_window kl_div kron kthvalue layer_norm lcm lcm_ ldexp ldexp_ le lerp less less_equal lgamma linspace
     lobpcg log log10 log10_ log1p log1p_ log2 log2_ log_ log_softmax logaddexp logaddexp2 logcumsumexp logdet
@@ -549,6 +550,7 @@ DUNDER_ATTRIBUTES = _names("__init__ __name__")
 # Any attribute whose name contains this installs or reads hooks: register_forward_hook, register_hook,
 # register_module_forward_hook, add_pre_run_hook, _forward_hooks, ...
 HOOK_MARK = "hook"
+HOOK_TESTS = frozenset({"_forward_hooks", "_forward_pre_hooks"})   # allowed where only their truth is read
 _IDENTITY = ("a tensor's address lets code recognise the judge's tensors (identity caches); pass tensors to "
              "Triton kernels directly")
 _FRAMES = "it reaches the interpreter's frames, code objects or class tree (and from there the judge's state)"

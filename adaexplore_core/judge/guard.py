@@ -30,8 +30,9 @@ Rules:
   statically (``getattr(torch, "os")`` with a constant name counts as ``torch.os``). ``torch.cuda.synchronize``
   is allowed (it can only slow the candidate), and so is ``with torch.cuda.device(x.device):``; streams,
   events, ``current_stream``, graphs, the allocator, the RNG and global settings are not (their getters neither:
-  a candidate could tell the judge's phases apart), except ``torch.is_grad_enabled``, which a patch needs to fall
-  back to the original forward when autograd is on (the judge's gradient trial runs with it on). ``torch.ops`` and
+  a candidate could tell the judge's phases apart), except ``torch.is_grad_enabled`` and
+  ``torch.is_autocast_enabled``, which a patch needs to fall back to the original forward when autograd or
+  autocast is on (the judge's gradient and autocast trials run with them on). ``torch.ops`` and
   ``torch.library`` are refused (they reach library operators around the allowlist).
 - Names. A loaded name must resolve (Python's scoping: local, enclosing function, module) to a definition of
   the file, to an import, or to a builtin on ``allowlist.BUILTINS``; refused builtins (exec, eval, compile,
@@ -49,7 +50,9 @@ Rules:
   ``allowlist.REFUSED_ATTRIBUTES`` (``data_ptr``: tensor addresses enable identity caches, Triton launches
   take tensors; ``storage`` / ``untyped_storage`` / ``set_``; ``numpy`` / ``tofile`` / ``dump``;
   frame, code and generator internals; module names like ``os`` / ``sys``); nothing whose name contains
-  ``hook``. ``"{0.__class__}".format(x)`` and ``case C(__class__=c)`` are checked too (both read
+  ``hook``, except ``_forward_hooks`` and ``_forward_pre_hooks`` where only their truth is read (``if
+  m._forward_hooks or m._forward_pre_hooks:``: a patch falls back when the program registered hooks on a
+  submodule its kernels replace). ``"{0.__class__}".format(x)`` and ``case C(__class__=c)`` are checked too (both read
   attributes).
 - Assignments only to names and ``self.<name>`` / ``cls.<name>`` (subscripts of locals too); no ``global`` /
   ``nonlocal``; no try/except (a failing kernel must fail); ``with`` only over ``torch.no_grad()``,
@@ -618,6 +621,8 @@ class _Checker(ast.NodeVisitor):
         if attr in A.REFUSED_ATTRIBUTES:
             self.add(node, "attribute", f"the attribute '{attr}'{where} is not allowed: {A.REFUSED_ATTRIBUTES[attr]}")
             return
+        if attr in A.HOOK_TESTS and isinstance(node, ast.Attribute) and self._truth_tested(node):
+            return                  # `if m._forward_hooks or m._forward_pre_hooks:` falls back; nothing else
         if A.HOOK_MARK in attr.lower():
             self.add(node, "attribute", f"the attribute '{attr}'{where} is not allowed: hooks run code inside the "
                                         "judge, on the reference too")
@@ -625,6 +630,26 @@ class _Checker(ast.NodeVisitor):
         if attr.startswith("_") and not (owner is not None and self.is_self(owner) and attr in self.own_private):
             self.add(node, "private", f"the private attribute '{attr}'{where} is not allowed: only self._x "
                                       "attributes that this file defines")
+
+    def _truth_tested(self, node: ast.AST) -> bool:
+        """Whether only the truth of ``node``'s value is read: an if/while test, ``not``, ``bool()``/``len()``, the
+        element of a generator that any()/all() read, or an and/or chain that is itself truth-tested (a chain's
+        value could be the object itself)."""
+        parent = self.parent.get(id(node))
+        if isinstance(parent, (ast.If, ast.IfExp, ast.While)):
+            return parent.test is node
+        if isinstance(parent, ast.UnaryOp):
+            return isinstance(parent.op, ast.Not)
+        if isinstance(parent, ast.Call):
+            return isinstance(parent.func, ast.Name) and parent.func.id in ("len", "bool") and \
+                parent.args == [node] and not parent.keywords
+        if isinstance(parent, ast.BoolOp):
+            return self._truth_tested(parent)
+        if isinstance(parent, ast.GeneratorExp) and parent.elt is node:    # any(m._forward_hooks for m in ...)
+            call = self.parent.get(id(parent))
+            return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+                call.func.id in ("any", "all") and call.args == [parent] and not call.keywords
+        return False
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         # `case C(attr=p)` reads x.attr: the same rules as writing it

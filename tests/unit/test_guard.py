@@ -382,6 +382,26 @@ def test_ordinary_dunders_allowed():
     assert findings_of(src) == []
 
 
+@pytest.mark.parametrize("test", ["if m._forward_hooks or m._forward_pre_hooks:\n        return 1\n",
+                                  "return 1 if not m._forward_hooks else 2\n",
+                                  "return bool(m._forward_pre_hooks) and len(m._forward_hooks) > 0\n",
+                                  "while m._forward_hooks:\n        break\n",
+                                  "return any(n._forward_hooks or n._forward_pre_hooks for n in m.modules())\n"])
+def test_reading_whether_a_module_has_hooks_is_allowed(test):
+    assert findings_of(f"def g(m):\n    {test}") == []
+
+
+@pytest.mark.parametrize("use", ["return m._forward_hooks", "m._forward_hooks.clear()",
+                                 "h = m._forward_hooks or {}", "return list(m._forward_pre_hooks)",
+                                 "if m._forward_hooks.popitem():\n        pass",
+                                 "m._forward_hooks[0] = print",
+                                 "return max(n._forward_hooks for n in m.modules())",
+                                 "return [n._forward_hooks for n in m.modules()]"])
+def test_any_other_use_of_the_hook_dicts_is_refused(use):
+    f = findings_of(f"def g(m):\n    {use}\n")
+    assert f and any("_forward_" in x.message for x in f)
+
+
 def test_hook_on_a_module_class_is_refused():
     f = only(findings_of("h = nn.Module.register_forward_hook\n"))
     assert f.rule == "attribute" and "'register_forward_hook'" in f.message

@@ -2,12 +2,15 @@
 
 The model and its example inputs are built on the ``meta`` device (no memory, no compute) and traced with
 torch.fx; shapes come from ShapeProp. When meta tensors are not enough, the real CPU model is used. A
-module fx cannot trace gets ``ProposalError("unsupported: ... at line N")``.
+module fx cannot trace gets ``ProposalError("unsupported: ... at line N")``. An argument that is None in
+the example call (``forward(self, x, mask=None)`` with get_inputs giving only x) is traced as the constant
+None; the envelope then requires None there. The module tree's state is recorded as built (state.py).
 """
 from __future__ import annotations
 
 import ast
 import contextlib
+import inspect
 import io
 import operator
 import re
@@ -21,6 +24,7 @@ from torch.fx.passes.shape_prop import ShapeProp
 
 from ...task import LoadedTask, TaskError, TaskSpec, load_task
 from ..base import ProposalError
+from .state import ModuleState, module_state
 
 
 @dataclass
@@ -33,6 +37,7 @@ class Captured:
     example_inputs: list[Any]          # meta tensors (real CPU ones when meta tensors could not be used)
     eval_only: tuple[str, ...] = ()    # submodules whose eval-mode behaviour was captured (must stay in eval)
     train_only: tuple[str, ...] = ()   # submodules whose training-mode behaviour was captured (must stay so)
+    state: ModuleState = ModuleState()  # the module tree as built: submodules, tensors, numbers (state.py)
 
 
 def _line_of(error: BaseException, path: str) -> str:
@@ -153,15 +158,47 @@ def propagate_shapes(graph_module: fx.GraphModule, inputs: list[Any]) -> None:
         ShapeProp(graph_module).propagate(*inputs)
 
 
-def _trace(model: nn.Module, path: str) -> fx.GraphModule:
+def _none_arguments(model: nn.Module, inputs: list[Any]) -> dict[str, None]:
+    """The forward's arguments that are None in the example call (passed as None, or not passed and None by
+    default): traced as the constant None, so that ``if mask is not None:`` follows the example call."""
+    none: dict[str, None] = {}
+    for i, p in enumerate(inspect.signature(model.forward).parameters.values()):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            break
+        passed = i < len(inputs) and p.kind != p.KEYWORD_ONLY
+        if (inputs[i] is None) if passed else p.default is None:
+            none[p.name] = None
+    return none
+
+
+def _trace(model: nn.Module, path: str, none: dict[str, None]) -> fx.GraphModule:
     tracer = fx.Tracer()
     try:
-        graph = tracer.trace(model)
+        graph = tracer.trace(model, concrete_args=none or None)
     except Exception as e:  # noqa: BLE001 - any tracing failure is "unsupported", with its reason
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ProposalError(f"unsupported: the forward cannot be captured by torch.fx ({first}){_line_of(e, path)}; "
                             "data-dependent control flow (if/for on tensor values) is the usual cause") from e
+    if none:
+        _keep_none_arguments(graph, model, none)
     return fx.GraphModule(model, graph)
+
+
+def _keep_none_arguments(graph: fx.Graph, model: nn.Module, none: dict[str, None]) -> None:
+    """fx renames an argument traced as a constant (``mask`` -> ``mask_1``) and checks it with
+    ``_assert_is_none``: the candidate keeps the reference's signature and checks None in its envelope."""
+    for node in list(graph.nodes):
+        if node.op == "call_function" and node.target is fx._symbolic_trace._assert_is_none:
+            graph.erase_node(node)
+    names = list(inspect.signature(model.forward).parameters)
+    for node, name in zip([n for n in graph.nodes if n.op == "placeholder"], names):
+        if name in none and node.target != name:
+            node.target = name
+            node._rename(name)
+            if node.name != name:
+                raise ProposalError(f"unsupported: the forward's argument '{name}' (None in the example call) has "
+                                    "the name of another value of the traced graph; the candidate could not keep "
+                                    "the reference's signature")
 
 
 def check_input_mutation(source: str, class_name: str) -> None:
@@ -199,7 +236,8 @@ def capture(spec: TaskSpec, training_batch_norms: bool = True) -> Captured:
         with torch.device("meta"):
             model = task.model_class(*init_args)
             inputs = task.make_inputs(0, "meta")
-        graph_module = _trace(model, spec.path)
+        state = module_state(model)
+        graph_module = _trace(model, spec.path, _none_arguments(model, inputs))
         propagate_shapes(graph_module, inputs)
         _values_only(graph_module)
         eval_only, train_only = _batch_norms(graph_module, training_batch_norms)
@@ -213,7 +251,8 @@ def capture(spec: TaskSpec, training_batch_norms: bool = True) -> Captured:
             inputs = task.make_inputs(0, "cpu")
         except Exception as e:  # noqa: BLE001 - the reference's own constructor or get_inputs
             raise ProposalError(f"the reference cannot be built: {_root_cause(e)}{_line_of(e, spec.path)}") from e
-        graph_module = _trace(model, spec.path)
+        state = module_state(model)
+        graph_module = _trace(model, spec.path, _none_arguments(model, inputs))
         try:
             with torch.no_grad():
                 propagate_shapes(graph_module, inputs)
@@ -225,7 +264,7 @@ def capture(spec: TaskSpec, training_batch_norms: bool = True) -> Captured:
                                 f"{_root_cause(e)}") from e
     return Captured(spec=spec, source=spec.read_source(), graph_module=graph_module,
                     modules=dict(graph_module.named_modules()), init_args=init_args, example_inputs=inputs,
-                    eval_only=eval_only, train_only=train_only)
+                    eval_only=eval_only, train_only=train_only, state=state)
 
 
 def reference_class_node(source: str, class_name: str) -> ast.ClassDef:

@@ -40,6 +40,8 @@ DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
 _DROPPED_FUNCTIONS = {"get_inputs", "get_init_inputs"}
 _LIBRARY_KERNELS = ("conv", "maxpool", "avgpool", "adaptiveavgpool", "adaptivemaxpool", "linear", "matmul", "mm",
                     "bmm")     # op names the planner keeps as PyTorch calls by design
+_PUBLIC_MODULES = (("torch.nn.functional", torch.nn.functional), ("torch", torch), ("torch.special", torch.special),
+                   ("torch.linalg", torch.linalg), ("torch.fft", torch.fft))
 
 
 def _qualified(target: Any) -> str:
@@ -48,9 +50,24 @@ def _qualified(target: Any) -> str:
     if target is getattr:
         return "getattr"
     name = fx.node._get_qualified_name(target)
+    if any(part.startswith("_") for part in name.split(".")):
+        name = _public_name(target) or name
     if not (name.startswith("torch.") or name.startswith("operator.") or name.startswith("math.")):
         raise ProposalError(f"unsupported: the forward calls {name}, which a candidate file cannot import")
     return name
+
+
+def _public_name(target: Any) -> str | None:
+    """A public name of a torch function that fx names by its private home (``F.linear`` is
+    ``torch._C._nn.linear``), the guard allowing only public ones; None when there is none."""
+    for prefix, module in _PUBLIC_MODULES:
+        if getattr(module, getattr(target, "__name__", ""), None) is target:
+            return f"{prefix}.{target.__name__}"
+    for prefix, module in _PUBLIC_MODULES:          # the same function under another name
+        for name, value in vars(module).items():
+            if value is target and not name.startswith("_"):
+                return f"{prefix}.{name}"
+    return None
 
 
 def _call_args(node: fx.Node, skip_first: bool = False) -> str:
@@ -215,7 +232,7 @@ class SourceWriter:
         text = ast.unparse(ast.fix_missing_locations(cls)).split("\n")
         literal = "ENVELOPE = " + pprint.pformat(self.envelope, width=100, sort_dicts=False)
         literal = textwrap.indent(literal, "    ") + "   # the calls the Triton path is for (envelope.py)"
-        methods = textwrap.indent(envelope.CHECK_METHODS.strip(), "    ")
+        methods = textwrap.indent(envelope.methods(self.captured), "    ")
         return "\n".join(text[:2] + [literal] + text[2:] + [""] + methods.split("\n"))   # ENVELOPE after the docstring
 
 

@@ -1,9 +1,16 @@
 """The envelope of a generated ModelNew: the calls its Triton path was built (and is validated) for.
 
 Every other call runs the reference's own forward, kept in the class as ``_reference_forward``: autograd
-needed (grad mode on and an input or parameter requiring grad), other devices or dtypes, sparse tensors,
-non-contiguous inputs where the example's were contiguous (the Triton path is validated in that layout),
-other ranks, other sizes than the free ones, a batch norm in the other train/eval mode than captured.
+needed (grad mode on and an input or parameter requiring grad), autocast on for the envelope's device type,
+other devices or dtypes, sparse tensors, non-contiguous inputs where the example's were contiguous (the Triton
+path is validated in that layout), other ranks, other sizes than the free ones, a tensor for an argument
+traced as None (``mask=None``), a batch norm in the other train/eval mode than captured. And calls after
+the program changed the module (state.py, read on every call): a plain number of the module tree other than
+captured (ENVELOPE["numbers"]: fx inlines them), a parameter slot that holds no Parameter (pruning and
+other reparametrisations through a forward pre-hook), an unset slot that got a tensor, a forward hook or
+pre-hook on a submodule. Replaced parameters, buffers and submodules are checked as they are now. Global
+module hooks (``register_module_forward_hook``) are not seen: the judge's guard keeps generated code away
+from ``torch.nn.modules``.
 
 Free sizes: "B", dim 0 of the first tensor input (and of every input whose dim 0 has that size), and "S",
 dim 1 of the first tensor input of rank >= 3 (likewise). A symbol is free when the traced graph keeps the
@@ -13,12 +20,14 @@ broadcast assumptions hold; the judge then validates those sizes. Every other di
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 import torch
 from torch import fx
 
 from ...judge.envelope import symbols as symbol_dims, tensor_inputs, variant_sizes
+from . import state
 from .capture import Captured, propagate_shapes
 
 def _resized(inputs: list[Any], dim: int, size: int, new: int) -> list[Any]:
@@ -72,11 +81,27 @@ def free_symbols(captured: Captured) -> dict[str, tuple[int, int]]:
     return free
 
 
+class _Infinity(float):
+    """An infinite float that pprint writes as a literal: ``1e999`` reads back as inf, ``inf`` is a name."""
+
+    def __repr__(self) -> str:
+        return "1e999" if self > 0 else "-1e999"
+
+
+def _literal(value: int | float | bool) -> int | float | bool:
+    return _Infinity(value) if isinstance(value, float) and math.isinf(value) else value
+
+
 def build(captured: Captured, device_type: str, placeholders: list[fx.Node]) -> dict[str, Any]:
     """The ENVELOPE literal written into the candidate (the judge reads it back from the source)."""
     free = free_symbols(captured)
     specs: list[dict[str, Any]] = []
-    for node, value in zip(placeholders, captured.example_inputs):
+    example = captured.example_inputs
+    for i, node in enumerate(placeholders):
+        value = example[i] if i < len(example) else (node.args[0] if node.args else None)
+        if value is None:                  # traced as the constant None (capture.py): None only
+            specs.append({"none": True})
+            continue
         if not isinstance(value, torch.Tensor):
             specs.append({"value": True})
             continue
@@ -88,8 +113,15 @@ def build(captured: Captured, device_type: str, placeholders: list[fx.Node]) -> 
     module = captured.graph_module
     dtypes = sorted({str(t.dtype) for t in list(module.parameters()) + list(module.buffers())
                      if t.is_floating_point()})
+    numbers = {path: _literal(v) for path, v in state.recorded_numbers(captured.state).items()}
     return {"device_types": [device_type], "inputs": specs, "parameter_dtypes": dtypes,
-            "eval_only": list(captured.eval_only), "train_only": list(captured.train_only), "autograd": False}
+            "eval_only": list(captured.eval_only), "train_only": list(captured.train_only), "autograd": False,
+            "numbers": numbers}
+
+
+def methods(captured: Captured) -> str:
+    """The dispatch's methods of the candidate class: the check and the state it reads."""
+    return CHECK_METHODS.strip() + "\n\n" + state.state_method(captured.state)
 
 
 CHECK_METHODS = '''
@@ -98,10 +130,12 @@ def _in_envelope(self, args):
     envelope = self.ENVELOPE
     device = envelope['device_types'][0]
     grad = torch.is_grad_enabled()
+    if torch.is_autocast_enabled(device):
+        return False
     sizes = {}
     for value, spec in zip(args, envelope['inputs']):
         if 'sizes' not in spec:
-            if isinstance(value, torch.Tensor):
+            if isinstance(value, torch.Tensor) or (value is not None and 'none' in spec):
                 return False
             continue
         if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.dim() != len(spec['sizes']):
@@ -124,20 +158,36 @@ def _in_envelope(self, args):
     for path in envelope['train_only']:
         if not self.get_submodule(path).training:
             return False
-    for t in self._envelope_tensors():
+    modules, parameters, buffers, unset, numbers = self._envelope_state()
+    for m in modules:               # hooks of submodules that the kernels replace would not run
+        if m._forward_hooks or m._forward_pre_hooks:
+            return False
+    for value, want in zip(numbers, envelope['numbers'].values()):   # inlined in the Triton path
+        if not isinstance(value, (int, float)) or value != want:
+            return False
+        if isinstance(value, float) is not isinstance(want, float):     # 2 is not 2.0 (on int tensors)
+            return False
+        if isinstance(value, bool) is not isinstance(want, bool):       # True is not 1
+            return False
+    if unset.count(None) != len(unset):
+        return False
+    for t in parameters:            # else pruned or reparametrised: a forward pre-hook computes the tensor
+        if not isinstance(t, torch.nn.Parameter):
+            return False
+    for t in buffers:
+        if not isinstance(t, torch.Tensor):
+            return False
+    dtypes, devices = set(), set()
+    for t in parameters + buffers:
         if grad and t.requires_grad:
             return False
-        if t.is_floating_point() and str(t.dtype) not in envelope['parameter_dtypes']:
+        dtypes.add(t.dtype)
+        devices.add(t.device)
+    for dtype in dtypes:
+        if dtype.is_floating_point and str(dtype) not in envelope['parameter_dtypes']:
             return False
-        if (t.is_cuda if device == 'cuda' else t.device.type == device) is False:
+    for d in devices:
+        if d.type != device:
             return False
     return True
-
-def _envelope_tensors(self):
-    """The module's parameters and buffers, listed on the first call (listing them costs more than the rest
-    of the check). .to(), .half(), .cuda(), requires_grad_() and load_state_dict keep these tensors; a
-    parameter replaced by a new object after the first call is not seen."""
-    if not hasattr(self, 'envelope_listed'):
-        self.envelope_listed = list(self.parameters()) + list(self.buffers())
-    return self.envelope_listed
 '''

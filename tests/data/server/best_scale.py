@@ -68,11 +68,12 @@ def helper(x):
 class ModelNew(nn.Module):
     """Scale with its forward rewritten to Triton kernels by the AdaExplore built-in proposer (same constructor, same state_dict). Triton path: cpu float32 inputs (B, 16), train and eval, no autograd; every other call runs the original forward."""
     ENVELOPE = {'device_types': ['cpu'],
-     'inputs': [{'dtype': 'torch.float32', 'sizes': ['B', 16]}],
+     'inputs': [{'dtype': 'torch.float32', 'sizes': ['B', 16], 'contiguous': True}],
      'parameter_dtypes': ['torch.float32'],
      'eval_only': [],
      'train_only': [],
-     'autograd': False}   # the calls the Triton path is for (envelope.py)
+     'autograd': False,
+     'numbers': {}}   # the calls the Triton path is for (envelope.py)
 
     def __init__(self, features: int):
         super(ModelNew, self).__init__()
@@ -96,10 +97,12 @@ class ModelNew(nn.Module):
         envelope = self.ENVELOPE
         device = envelope['device_types'][0]
         grad = torch.is_grad_enabled()
+        if torch.is_autocast_enabled(device):
+            return False
         sizes = {}
         for value, spec in zip(args, envelope['inputs']):
             if 'sizes' not in spec:
-                if isinstance(value, torch.Tensor):
+                if isinstance(value, torch.Tensor) or (value is not None and 'none' in spec):
                     return False
                 continue
             if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.dim() != len(spec['sizes']):
@@ -107,6 +110,8 @@ class ModelNew(nn.Module):
             if (value.is_cuda if device == 'cuda' else value.device.type == device) is False:
                 return False
             if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad):
+                return False
+            if spec.get('contiguous') and not value.is_contiguous():
                 return False
             for size, want in zip(value.shape, spec['sizes']):
                 if isinstance(want, str):
@@ -120,22 +125,44 @@ class ModelNew(nn.Module):
         for path in envelope['train_only']:
             if not self.get_submodule(path).training:
                 return False
-        for t in self._envelope_tensors():
+        modules, parameters, buffers, unset, numbers = self._envelope_state()
+        for m in modules:               # hooks of submodules that the kernels replace would not run
+            if m._forward_hooks or m._forward_pre_hooks:
+                return False
+        for value, want in zip(numbers, envelope['numbers'].values()):   # inlined in the Triton path
+            if not isinstance(value, (int, float)) or value != want:
+                return False
+            if isinstance(value, float) is not isinstance(want, float):     # 2 is not 2.0 (on int tensors)
+                return False
+            if isinstance(value, bool) is not isinstance(want, bool):       # True is not 1
+                return False
+        if unset.count(None) != len(unset):
+            return False
+        for t in parameters:            # else pruned or reparametrised: a forward pre-hook computes the tensor
+            if not isinstance(t, torch.nn.Parameter):
+                return False
+        for t in buffers:
+            if not isinstance(t, torch.Tensor):
+                return False
+        dtypes, devices = set(), set()
+        for t in parameters + buffers:
             if grad and t.requires_grad:
                 return False
-            if t.is_floating_point() and str(t.dtype) not in envelope['parameter_dtypes']:
+            dtypes.add(t.dtype)
+            devices.add(t.device)
+        for dtype in dtypes:
+            if dtype.is_floating_point and str(dtype) not in envelope['parameter_dtypes']:
                 return False
-            if (t.is_cuda if device == 'cuda' else t.device.type == device) is False:
+        for d in devices:
+            if d.type != device:
                 return False
         return True
 
-    def _envelope_tensors(self):
-        """The module's parameters and buffers, listed on the first call (listing them costs more than the rest
-        of the check). .to(), .half(), .cuda(), requires_grad_() and load_state_dict keep these tensors; a
-        parameter replaced by a new object after the first call is not seen."""
-        if not hasattr(self, 'envelope_listed'):
-            self.envelope_listed = list(self.parameters()) + list(self.buffers())
-        return self.envelope_listed
+    def _envelope_state(self):
+        """(submodules, parameters, buffers, unset parameter/buffer slots, numbers) of the module tree, read
+        on every call: a replaced module or tensor, a hook or a changed number is seen (the numbers in the
+        order of ENVELOPE['numbers'])."""
+        return ((), (self.shift,), (), (), ())
 
 
 class Wrapper(nn.Module):
