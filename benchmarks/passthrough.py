@@ -35,9 +35,14 @@ def passthrough_candidate(reference_source: str, class_name: str = "Model") -> s
     cls.name = "ModelNew"
     forward = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward")
     forward.name = "_reference_forward"
+    signature = ast.unparse(forward.args)                 # the reference's parameters, kept as they are
+    call = ", ".join([a.arg for a in forward.args.posonlyargs + forward.args.args][1:]
+                     + ([f"*{forward.args.vararg.arg}"] if forward.args.vararg else [])
+                     + [f"{a.arg}={a.arg}" for a in forward.args.kwonlyargs]
+                     + ([f"**{forward.args.kwarg.arg}"] if forward.args.kwarg else []))
     cls.body.append(ast.parse(
-        "def forward(self, *args):\n"
-        "    out = self._reference_forward(*args)\n"
+        f"def forward({signature}):\n"
+        f"    out = self._reference_forward({call})\n"
         "    first = out[0] if isinstance(out, (tuple, list)) else out\n"
         "    if torch.is_grad_enabled() or not first.is_cuda:\n"
         "        return out\n"

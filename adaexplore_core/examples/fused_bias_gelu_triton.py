@@ -31,7 +31,8 @@ class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
         elsewhere = not x.is_cuda and torch.cuda.is_available()     # CPU tensors on a GPU machine
-        if autograd or elsewhere or x.dtype != torch.float32:
+        if autograd or elsewhere or x.dtype != torch.float32 or torch.is_autocast_enabled(x.device.type) \
+                or self.linear._forward_hooks or self.linear._forward_pre_hooks:   # the original calls the layer
             return torch.nn.functional.gelu(self.linear(x) + self.shift)
         x2 = x.reshape(-1, x.shape[-1])
         y = torch.matmul(x2, self.linear.weight.t()).contiguous()

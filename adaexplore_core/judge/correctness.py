@@ -46,7 +46,8 @@ EXACT_SLACK = 2.0   # a candidate may be this many times as far from the float64
 
 
 def compare_outputs(ref: list[torch.Tensor], cand: list[torch.Tensor], override: Tolerance | None = None,
-                    exact: list[torch.Tensor] | None = None, atol_scale: float = 1.0) -> Check | None:
+                    exact: list[torch.Tensor] | None = None, atol_scale: float = 1.0,
+                    layout: bool = True) -> Check | None:
     """The first failing check between reference and candidate outputs, or None when they agree.
 
     ``exact``: the reference evaluated in float64 (fair numerics). An output that misses the reference's
@@ -54,7 +55,8 @@ def compare_outputs(ref: list[torch.Tensor], cand: list[torch.Tensor], override:
     element within ``atol + rtol * |exact| + 2 * max|ref - exact|`` of it, and a relative L2 error against it
     of at most ``max(rel_l2, 2 * the reference's)``. Integer, boolean and NaN/Inf positions stay exact.
     ``atol_scale``: inputs scaled or shifted by this much (the out-of-range trials) scale the absolute
-    tolerance alike, since rounding errors grow with the values a kernel adds up."""
+    tolerance alike, since rounding errors grow with the values a kernel adds up. ``layout``: an output must be
+    contiguous where the reference's is (``out.view(...)`` in the user's program works only then)."""
     if len(ref) != len(cand):
         return Check("output_structure", False, f"expected {len(ref)} output(s), got {len(cand)}")
     for i, (r, c) in enumerate(zip(ref, cand)):
@@ -71,6 +73,9 @@ def compare_outputs(ref: list[torch.Tensor], cand: list[torch.Tensor], override:
             return Check("output_structure", False, f"{label}: dtype {c.dtype}, expected {r.dtype}")
         if r.device.type != c.device.type:
             return Check("output_structure", False, f"{label}: on {c.device}, expected {r.device}")
+        if layout and r.is_contiguous() and not c.is_contiguous():
+            return Check("output_structure", False, f"{label}: not contiguous (strides {tuple(c.stride())}) where "
+                                                    "the reference's is; out.view(...) would fail on it")
         tol = tolerance_for(r.dtype, override)
         if atol_scale != 1.0:
             tol = Tolerance(atol=tol.atol * atol_scale, rtol=tol.rtol, rel_l2=tol.rel_l2)
@@ -167,8 +172,19 @@ def _compare_values(r: torch.Tensor, c: torch.Tensor, tol: Tolerance, label: str
 
 
 def snapshot(inputs: list[Any]) -> list[Any]:
-    """Deep copies of the tensor inputs, to detect mutation later."""
-    return [x.detach().clone() if isinstance(x, torch.Tensor) else None for x in inputs]
+    """Deep copies of the tensor inputs, to detect mutation later (and give the candidate its own inputs): each
+    in the same strides (``same_layout_copy``)."""
+    return [same_layout_copy(x) if isinstance(x, torch.Tensor) else None for x in inputs]
+
+
+def same_layout_copy(x: torch.Tensor) -> torch.Tensor:
+    """A copy with ``x``'s sizes and strides: ``clone`` makes a slice of a wider tensor (not dense) contiguous,
+    and a layout trial must hand the candidate the layout the reference got."""
+    x = x.detach()
+    copy = x.clone()
+    if copy.stride() == x.stride() or 0 in x.stride():        # an expanded tensor: no memory of its own to copy
+        return copy
+    return torch.empty_strided(x.size(), x.stride(), dtype=x.dtype, device=x.device).copy_(x)
 
 
 def mutated(inputs: list[Any], before: list[Any]) -> list[int]:

@@ -94,8 +94,9 @@ class Variant:
 
 def judged_sizes(size: int) -> list[int]:
     """The sizes the judge tries a symbol at: ``variant_sizes`` (which the built-in proposer checks before it
-    declares a size free), then 1 and 4 x size + 3 (no tiling of the example's size covers it)."""
-    return variant_sizes(size) + [1, 4 * size + 3]
+    declares a size free), then 1, 16 x size + 5 (past a block size capped without a loop) and 4 x size + 3 (no
+    tiling of the example's size covers it; last, so the later trials' odd size is this one where it fits)."""
+    return variant_sizes(size) + [1, 16 * size + 5, 4 * size + 3]
 
 
 def variants(inputs: list[Any]) -> list[Variant]:
@@ -139,6 +140,59 @@ def resized(inputs: list[Any], variant: Variant, seed: int) -> list[Any]:
     return out
 
 
+FIXED_SIZES_TRIED = 4    # distinct fixed sizes the judge changes, at most
+
+
+def fixed_sizes(inputs: list[Any]) -> list[int]:
+    """The sizes (above 1) of the dims no size symbol varies: dims 1 and up of every tensor input, less dim 1
+    where S is a symbol; the largest ``FIXED_SIZES_TRIED`` of them. A patch must follow them too (another
+    image size, another row length), by its kernels or by falling back."""
+    found = symbols(inputs)
+    sizes = set()
+    for x in tensor_inputs(inputs):
+        for dim in range(1, x.dim()):
+            if not (dim == 1 and "S" in found and x.dim() >= 3) and x.shape[dim] > 1:
+                sizes.add(int(x.shape[dim]))
+    return sorted(sizes, reverse=True)[:FIXED_SIZES_TRIED]
+
+
+def resized_fixed(inputs: list[Any], size: int, new: int, seed: int) -> list[Any]:
+    """New inputs with every fixed dim (see ``fixed_sizes``) of ``size`` made ``new``, values drawn like the
+    example's."""
+    found = symbols(inputs)
+    draws = Draws(seed)
+    out = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            shape = [new if dim >= 1 and n == size and not (dim == 1 and "S" in found and x.dim() >= 3) else n
+                     for dim, n in enumerate(x.shape)]
+            x = _like(x, shape, draws)
+        out.append(x)
+    return out
+
+
+LAYOUTS = ("transposed", "sliced", "channels_last")
+
+
+def in_layout(inputs: list[Any], layout: str) -> list[Any] | None:
+    """The example's values in another memory layout, shapes unchanged: "transposed" (every input of rank 2
+    and up transposed in memory), "sliced" (rows of a wider tensor: the last dim dense, the rows further
+    apart), "channels_last" (inputs of rank 4 and 5); None when the layout changes no input."""
+    def change(x: torch.Tensor) -> torch.Tensor:
+        if layout == "transposed" and x.dim() >= 2 and x.shape[-1] > 1 and x.shape[-2] > 1:
+            return x.transpose(-1, -2).contiguous().transpose(-1, -2)
+        if layout == "sliced" and x.dim() >= 2 and x.shape[-1] > 1 and x.numel() > x.shape[-1]:
+            wide = torch.zeros(list(x.shape[:-1]) + [x.shape[-1] + 5], dtype=x.dtype, device=x.device)
+            wide[..., :x.shape[-1]] = x
+            return wide[..., :x.shape[-1]]
+        if layout == "channels_last" and x.dim() in (4, 5) and x.shape[1] > 1:
+            return x.contiguous(memory_format=torch.channels_last if x.dim() == 4 else torch.channels_last_3d)
+        return x
+
+    values = [change(x) if isinstance(x, torch.Tensor) else x for x in inputs]
+    return values if any(not x.is_contiguous() for x in tensor_inputs(values)) else None
+
+
 SAMPLE = 1 << 20   # elements of an input its mean and std are estimated from
 
 
@@ -163,12 +217,16 @@ def _like(x: torch.Tensor, shape: list[int], draws: Draws) -> torch.Tensor:
     return torch.randint(low, high + 1, shape, generator=g, device=x.device, dtype=torch.int64).to(x.dtype)
 
 
-def float32_only(inputs: list[Any], module: torch.nn.Module) -> bool:
-    """Whether the example's floating inputs and the module's floating parameters are all float32 (and
-    there is at least one): then the judge tries bfloat16 too."""
+TRIED_DTYPES = (torch.float32, torch.bfloat16, torch.float16, torch.float64)
+
+
+def single_float_dtype(inputs: list[Any], module: torch.nn.Module) -> torch.dtype | None:
+    """The one floating dtype of the example's floating inputs and the module's floating parameters (None when
+    there are several, or none): the judge then tries the others of ``TRIED_DTYPES``."""
     floats = [x for x in tensor_inputs(inputs) if x.is_floating_point()]
     floats += [p for p in module.parameters() if p.is_floating_point()]
-    return bool(floats) and all(x.dtype == torch.float32 for x in floats)
+    dtypes = {x.dtype for x in floats}
+    return dtypes.pop() if len(dtypes) == 1 else None
 
 
 def floating_dtypes(inputs: list[Any], module: torch.nn.Module) -> list[str]:

@@ -107,6 +107,53 @@ def shifted(inputs: list[Any], sign: float = -1.0) -> list[Any]:
     return _map_floats(inputs, lambda x: x + shift)
 
 
+FAR_SHIFT = 64.0   # the far shift: this many times ``shift_of`` (a mean far above the spread: one-pass variances)
+
+
+def rounded(inputs: list[Any]) -> list[Any]:
+    """Floating inputs rounded to integers: many equal values (ties for argmax, sort, max pooling)."""
+    return _map_floats(inputs, torch.round)
+
+
+def masked_prefix(inputs: list[Any]) -> list[Any]:
+    """Floating inputs of rank 1 and up with the first quarter (at least one) of each row (last dim) -inf, as
+    masked attention scores are (left padding): a blocked online softmax must not make NaN of a block of -inf."""
+    def masked(x: torch.Tensor) -> torch.Tensor:
+        if x.dim() == 0 or x.shape[-1] < 2:
+            return x
+        x = x.clone()
+        x[..., :max(1, x.shape[-1] // 4)] = float("-inf")
+        return x
+    return _map_floats(inputs, masked)
+
+
+def has_integers(inputs: list[Any]) -> bool:
+    return any(isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool
+               and x.is_signed() for x in inputs)
+
+
+def ignored_indices(inputs: list[Any], seed: int) -> list[Any]:
+    """Signed integer inputs with a tenth of their elements set to -100 (PyTorch's ``ignore_index``: padded
+    targets of a loss)."""
+    draws = Draws(seed)
+    return [x.masked_fill(torch.rand(x.shape, generator=draws.on(x.device), device=x.device) < 0.1, -100)
+            if isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool and x.is_signed()
+            else x for x in inputs]
+
+
+def broadcast_variants(inputs: list[Any]) -> list[tuple[int, list[Any]]]:
+    """(input index, inputs) with one tensor input after the first, of rank 2 and up, cut to size 1 in dim 0
+    where the first input has its shape: the reference broadcasts it (a bias row, one mask for the batch)."""
+    found = []
+    shapes = [tuple(x.shape) if isinstance(x, torch.Tensor) else None for x in inputs]
+    first = next((s for s in shapes if s is not None), None)
+    for i, x in enumerate(inputs):
+        if i > 0 and isinstance(x, torch.Tensor) and x.dim() >= 2 and x.shape[0] > 1 and shapes[i] == first \
+                and shapes.index(first) < i:
+            found.append((i, [y[:1].clone() if j == i else y for j, y in enumerate(inputs)]))
+    return found
+
+
 def random_masks(inputs: list[Any], seed: int) -> list[Any]:
     """Boolean inputs replaced by random ones (each element true with probability one half)."""
     draws = Draws(seed)
@@ -127,6 +174,53 @@ def permuted_masks(inputs: list[Any], seed: int) -> list[Any]:
         else:
             out.append(x)
     return out
+
+
+def changed_in_place(module: torch.nn.Module, seed: int, pattern: str) -> int:
+    """Change part of every floating parameter and state buffer (those ``randomize_state`` changes) in place, as
+    a program does between calls (an optimizer step, an EMA update, pruning a feature): "column", one random
+    index of the last dim; "fraction", a random quarter of the elements. Returns how many tensors changed."""
+    draws = Draws(seed)
+    changed = 0
+    with torch.no_grad():
+        for tensor in list(module.parameters()) + _state_buffers(module):
+            if not tensor.is_floating_point() or tensor.numel() == 0:
+                continue
+            g = draws.on(tensor.device)
+            if pattern == "column":
+                where = torch.zeros(tensor.shape, dtype=torch.bool, device=tensor.device)
+                if tensor.dim() == 0:
+                    where.fill_(True)
+                else:
+                    where[..., int(torch.randint(tensor.shape[-1], (1,), generator=g, device=tensor.device))] = True
+            else:
+                where = torch.rand(tensor.shape, generator=g, device=tensor.device) < 0.25
+            spread = float(tensor.detach().double().std()) if tensor.numel() > 1 else 0.0
+            spread = spread if spread > 0 else 0.5
+            value = tensor * _uniform_like(tensor, 0.5, 1.5, draws) + _uniform_like(tensor, -spread, spread, draws)
+            if bool((tensor >= 0).all()):
+                value = value.abs()
+            tensor.copy_(torch.where(where, value, tensor))
+            changed += 1
+    return changed
+
+
+def float_settings(module: torch.nn.Module) -> list[tuple[str, str, float]]:
+    """(module path, attribute, value) of the plain float attributes of every submodule but dropouts (a
+    temperature, an eps, a negative slope): a program may set them, and a patch must follow."""
+    found = []
+    for path, owner in module.named_modules():
+        if isinstance(owner, torch.nn.modules.dropout._DropoutNd):
+            continue
+        for name, value in vars(owner).items():
+            if not name.startswith("_") and type(value) is float:
+                found.append((path, name, value))
+    return found
+
+
+def other_value(value: float) -> float:
+    """Another value for a float setting or argument (1.5 x, plus 0.25: zero and tiny values change too)."""
+    return value * 1.5 + 0.25
 
 
 def copy_state(source: torch.nn.Module, target: torch.nn.Module) -> None:
@@ -188,6 +282,42 @@ def loss(outputs: list[torch.Tensor], grads: list[torch.Tensor | None]) -> torch
     """sum((output * grad_output).sum()) over the outputs that have a grad_output: its backward pass gives
     every input and parameter the gradient of the outputs along ``grads``."""
     return sum(((o * g).sum() for o, g in zip(outputs, grads) if g is not None), torch.zeros(()))
+
+
+BACKWARDS = ("plain", "strided", "twice", "second_order")
+
+
+def backward(outputs: list[torch.Tensor], grads: list[torch.Tensor | None], how: str,
+             leaves: list[torch.Tensor]) -> None:
+    """The backward pass of ``loss(outputs, grads)`` as a training program runs it: "plain"; "strided", the
+    grad_output reaching the module non-contiguous (the loss reads the outputs transposed); "twice", with
+    retain_graph (the .grads add up to twice); "second_order", a gradient penalty: the first-order gradients
+    of ``leaves`` made with create_graph, then the backward of their squared norm."""
+    if how == "strided":
+        total = torch.zeros(())
+        for o, g in zip(outputs, grads):
+            if g is None:
+                continue
+            if o.dim() >= 2:                     # d total / d o = g, with the strides of a transpose
+                total = total + (o.transpose(-1, -2) * g.transpose(-1, -2).contiguous()).sum()
+            else:
+                total = total + (o * g).sum()
+        total.backward()
+    elif how == "twice":
+        value = loss(outputs, grads)
+        value.backward(retain_graph=True)
+        value.backward()
+    elif how == "second_order":
+        firsts = torch.autograd.grad(loss(outputs, grads), leaves, create_graph=True, allow_unused=True)
+        sum(((f * f).sum() for f in firsts if f is not None), torch.zeros(())).backward()
+    else:
+        loss(outputs, grads).backward()
+
+
+def leaves(module: torch.nn.Module, inputs: list[Any]) -> list[torch.Tensor]:
+    """What a backward reaches: the inputs that require grad, then the parameters that do (by name order)."""
+    return [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad] + \
+        [p for _, p in sorted(module.named_parameters()) if p.requires_grad]
 
 
 def prefill_grads(reference: torch.nn.Module, candidate: torch.nn.Module, seed: int) -> dict[str, torch.Tensor]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import inspect
 import os
 import platform
 import random
@@ -30,7 +31,8 @@ from .. import envelope_text
 from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task, to_device
 from . import envelope as envelopes
 from . import trials as ood
-from .correctness import LaunchCounter, Tolerance, aliased_outputs, compare_outputs, mutated, snapshot
+from .correctness import (LaunchCounter, Tolerance, aliased_outputs, compare_outputs, mutated, same_layout_copy,
+                          snapshot)
 from .globalstate import GlobalState
 from .protocol import JudgeRequest, decode, encode
 from .timing import FreshInputs, completion, input_set_count, measure
@@ -48,16 +50,26 @@ SHAPES_RULE = ("ModelNew must give the reference's outputs for every size the us
                "the traced ones (derive sizes from the inputs, never hard-code them; fall back to the original "
                "forward where the kernels do not apply)")
 GRADIENTS_RULE = ("after Apply, training through ModelNew must work (fall back to the original forward when "
-                  "autograd is needed)")
-DTYPES_RULE = ("ModelNew must also work after model.to(torch.bfloat16), returning bfloat16 where the reference "
-               "does (compute in float32 inside the kernel and store in the output's dtype, or fall back to the "
-               "original forward for other dtypes)")
+                  "autograd is needed; a custom backward must be differentiable itself when torch.is_grad_enabled() "
+                  "inside it, as under create_graph=True)")
+DTYPES_RULE = ("ModelNew must also work after model.to(another dtype) (bfloat16, float16, float32, float64), "
+               "returning the dtype the reference returns with its precision (compute in float32 inside the "
+               "kernel and store in the output's dtype, or fall back to the original forward for other dtypes)")
 LAYOUTS_RULE = ("ModelNew must accept non-contiguous inputs (a transposed or permuted tensor) as the reference "
                 "does (read the strides, call .contiguous(), or fall back to the original forward)")
 MODES_RULE = ("ModelNew must follow model.train() and model.eval() as the reference does (fall back to the "
               "original forward in the mode the kernels were not written for)")
 DEVICES_RULE = ("ModelNew must also run after model.cpu(), as the reference does (fall back to the original "
                 "forward for tensors not on the GPU)")
+SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float arguments when it runs "
+                 "(a temperature, an eps: a program may set them), never bake the traced values into a kernel")
+WEIGHTS_RULE = ("ModelNew must read its weights on every call: a program changes them in place between calls (an "
+                "optimizer step, an EMA update, pruning), in train and in eval mode; never cache them or what is "
+                "computed from them")
+PROGRAM_RULE = ("ModelNew must behave as the original under what a program wraps around a module: autocast "
+                "(return the dtype autocast gives, or fall back), forward hooks on its submodules (call the "
+                "submodules, or fall back when a hook is registered), parameters replaced by new ones (look them "
+                "up on every call), optional arguments given (use them, or fall back)")
 NORM_LAYERS = (torch.nn.modules.batchnorm._BatchNorm, torch.nn.modules.instancenorm._InstanceNorm)
 RULED_CHECKS = ("runs", "compiles", "output_structure", "values", "finite")   # renamed to the trial's check
 
@@ -238,6 +250,8 @@ class Inputs:
     candidate_values: list[Any] | None = None   # the very objects the candidate gets, when they are given
     atol_scale: float = 1.0                      # inputs this much larger than get_inputs' (compare_outputs)
     dtype_tolerance: bool = False                # each dtype's own tolerance (bf16: 1e-2), not the request's
+    around: Callable[[], Any] | None = None      # a context both models' forwards run in (autocast)
+    finite_reference: bool = False               # skippable: tried only where the reference's outputs are finite
 
 
 class Judging:
@@ -376,6 +390,7 @@ class Judging:
             f.verdict.stage = "load"
             raise
         self.check_global_state("in its constructor")
+        self.check_signature(reference, candidate)
         ref_state, cand_state = reference.state_dict(), candidate.state_dict()
         same = ref_state.keys() == cand_state.keys() and all(
             ref_state[k].shape == cand_state[k].shape for k in ref_state)
@@ -392,15 +407,34 @@ class Judging:
         return reference, candidate
 
     # the trials
+    def check_signature(self, reference: Any, candidate: Any) -> None:
+        """ModelNew.forward must take the reference's parameters (names, kinds, defaults): the user's program
+        calls it as it called the original, by keyword too."""
+        def parameters(model: Any) -> list[str]:
+            try:
+                return [str(p.replace(annotation=inspect.Parameter.empty))      # annotations may differ
+                        for p in inspect.signature(model.forward).parameters.values()]
+            except (TypeError, ValueError):
+                return ["(no signature)"]
+        ref, cand = parameters(reference), parameters(candidate)
+        if ref != cand:
+            raise self.fail("load", "signature", f"forward({', '.join(cand)}), the reference's forward({', '.join(ref)})",
+                            f"ModelNew.forward({', '.join(cand)}) does not take the reference's parameters "
+                            f"({', '.join(ref)}): a call by keyword or with a default left out would fail or "
+                            "differ; keep the reference's signature")
+        self.pass_check("signature", f"forward({', '.join(ref)}) as the reference's")
+
     def fresh(self, task: Any) -> Inputs:
         return Inputs(task.make_inputs(self.seed(), self.device), f"trial {self.trials_done + 1}")
 
     def trial(self, reference: Any, candidate: Any, inputs: Inputs, *, normal: bool = True,
-              skippable: bool = False, check: str | None = None, launch_required: bool = True) -> bool:
+              skippable: bool = False, check: str | None = None, launch_required: bool = True,
+              keep: list[tuple[list[Any], list[Any]]] | None = None) -> bool:
         """One forward of each on the same inputs, compared. A skippable trial (inputs outside the reference's
         usual range) is skipped when the reference itself gives no finite output or raises there. Without
         ``launch_required`` the candidate may answer without Triton (a fallback for calls its kernels do not
-        cover); ``trial_launches`` says whether it launched."""
+        cover); ``trial_launches`` says whether it launched. ``keep``: the candidate's outputs and copies
+        of them as they are now are appended to it, for a check after later calls."""
         ref_in = inputs.values
         label = inputs.label
         tolerance = None if inputs.dtype_tolerance else self.tolerance
@@ -410,31 +444,44 @@ class Judging:
         buffers = BufferStates(reference, candidate)
         cand_in = inputs.candidate_values or [c if c is not None else x for c, x in zip(snapshot(ref_in), ref_in)]
 
+        kinds: dict[str, str] = {}               # what each forward returned: a tensor, a tuple of n, ...
+        rng_used: dict[str, bool] = {}           # whether each forward drew from torch's random generators
+        params = [id(p) for p in candidate.parameters()]
+
         def run_reference() -> list[Any]:
+            before = _rng_states(self.device)
             try:
-                out = flatten_outputs(reference(*ref_in), "the reference's")
+                with inputs.around() if inputs.around else contextlib.nullcontext():
+                    raw = reference(*ref_in)
+                out = flatten_outputs(raw, "the reference's")
             except TaskError as e:
                 raise Failed(error("reference", str(e))) from e
             self.sync()
+            kinds["reference"], rng_used["reference"] = _output_kind(raw), _rng_moved(before, self.device)
             return out
 
         def run_candidate() -> tuple[list[Any], int]:
             self._poison_allocator(ref_in)
-            with _nan_filled_memory(), self.counter.counting() as launches:   # an unwritten element shows
+            before = _rng_states(self.device)
+            with _nan_filled_memory(), self.counter.counting() as launches, \
+                    inputs.around() if inputs.around else contextlib.nullcontext():   # an unwritten element shows
                 raw = _run_candidate(lambda: candidate(*cand_in), "forward")
                 _run_candidate(self.sync, "forward")
+            kinds["candidate"], rng_used["candidate"] = _output_kind(raw), _rng_moved(before, self.device)
             try:
                 return flatten_outputs(raw, "the candidate's"), launches[0]
             except TaskError as e:
                 raise self.fail("correctness", "output_structure", str(e), f"{label}: {e}") from e
 
         with torch.no_grad():
-            if skippable:
+            if skippable:               # a skipped trial leaves no trace: the reference's buffers as they were
                 try:
                     ref_out = run_reference()
                 except Exception:  # noqa: BLE001 - the reference is not defined there: nothing to compare
+                    buffers.restore_reference(reference)
                     return False
-                if not _defined(ref_out):
+                if not _defined(ref_out) or (inputs.finite_reference and not _finite(ref_out)):
+                    buffers.restore_reference(reference)
                     return False
                 cand_out, launches = run_candidate()
             elif self.trials_done % 2 == 0:          # alternate which model runs first
@@ -444,6 +491,7 @@ class Judging:
                 cand_out, launches = run_candidate()
                 ref_out = run_reference()
         self.check_global_state(f"in its forward ({label})")
+        self.check_program_effects(reference, candidate, label, kinds, rng_used, params)
         if launches == 0 and launch_required:
             raise self.fail("correctness", "triton_launched", f"{label}: no Triton kernel launched",
                             "The candidate's forward launched no Triton kernel (none that completed with a "
@@ -483,11 +531,34 @@ class Judging:
                             "The candidate returns a view of its input where the reference returns new memory")
         self.trials_done += 1
         self.trial_launches = launches
+        if keep is not None:
+            keep.append((cand_out, [o.detach().clone() for o in cand_out]))
         if launch_required:
             self.last_launches = launches
         if normal:
             self.last_inputs = [o if o is not None else x for o, x in zip(originals, ref_in)]   # pristine copies
         return True
+
+    def check_program_effects(self, reference: Any, candidate: Any, label: str, kinds: dict[str, str],
+                              rng_used: dict[str, bool], params: list[int]) -> None:
+        """What a forward does to the user's program besides its outputs' values: the kind of object it returns
+        (a tensor, a tuple of n), the random generators it draws from (a seeded program's later draws), and its
+        parameters (an optimizer holds the objects: one replaced is no longer trained)."""
+        if kinds["candidate"] != kinds["reference"]:
+            raise self.fail("correctness", "output_structure", f"{label}: returned {kinds['candidate']}, the "
+                                                               f"reference {kinds['reference']}",
+                            f"The candidate's forward returns {kinds['candidate']} where the reference returns "
+                            f"{kinds['reference']} ({label}): the user's program reads the result as the "
+                            "reference gives it")
+        if rng_used["candidate"] and not rng_used["reference"]:
+            raise self.fail("correctness", "global_state", f"{label}: the forward drew from torch's random "
+                                                           "generator; the reference's does not",
+                            "The candidate's forward draws from torch's random number generator where the "
+                            f"reference's does not ({label}): a seeded program's later random numbers change")
+        if [id(p) for p in candidate.parameters()] != params:
+            raise self.fail("correctness", "parameters", f"{label}: the forward replaced parameter objects",
+                            "The candidate's forward replaces its parameters with new objects: an optimizer "
+                            "built from model.parameters() holds the old ones and stops training the module")
 
     def mismatch_failure(self, mismatch: Check, label: str) -> Failed:
         """The verdict for outputs that differ from the reference's in the trial ``label``."""
@@ -516,10 +587,21 @@ class Judging:
             nearly = ood.few_elements_changed(new_values, self.seed())
             self.trial(reference, candidate, Inputs(nearly, "called again trial (a few elements changed)"),
                        normal=False, check="repeat_calls")
+        kept: list[tuple[list[Any], list[Any]]] = []
         for i in range(SEQUENCE_CALLS):
             inputs = self.fresh(task)
             inputs.label = f"called again trial (call {i + 1} of {SEQUENCE_CALLS} in a row)"
-            self.trial(reference, candidate, inputs, normal=False, check="repeat_calls")
+            small = envelopes.tensor_bytes(inputs.values) <= envelopes.LARGE_BYTES // 4
+            self.trial(reference, candidate, inputs, normal=False, check="repeat_calls", keep=kept if small else None)
+        for i, (outputs, copies) in enumerate(kept):      # a program keeps outputs: later calls may not touch them
+            if not all(torch.equal(o.nan_to_num(), c.nan_to_num()) for o, c in zip(outputs, copies)):
+                raise self.fail("correctness", "repeat_calls", f"the output of call {i + 1} of {SEQUENCE_CALLS} "
+                                                               "changed after the later calls",
+                                f"An output the candidate returned changed when it was called again (call {i + 1} "
+                                f"of {SEQUENCE_CALLS} in a row): it reuses its output memory, and a program that "
+                                "keeps outputs (a list of predictions, a cache) sees them overwritten; return new "
+                                "tensors")
+        del kept
         count = 2 + FEW_CHANGED_TRIALS + SEQUENCE_CALLS
         self.pass_check("repeat_calls", f"{count} repeated calls matched (the same tensors with new values, a few "
                                         "elements changed, calls in a row)")
@@ -536,16 +618,33 @@ class Judging:
         base = task.make_inputs(self.seed(), self.device)
         if ood.has_floats(base):
             shift = ood.shift_of(base)
+            # far above zero, compared as it is (the float64 evaluation decides where the reference itself
+            # loses precision): a one-pass variance or an unshifted exp fails there
             for label, values, scale in (("inputs x50 trial", ood.scaled(base), ood.SCALE),
                                          ("shifted inputs trial (below zero)", ood.shifted(base), shift),
-                                         ("shifted inputs trial (above zero)", ood.shifted(base, +1.0), shift)):
-                (done if self.trial(reference, candidate, Inputs(values, label, atol_scale=scale), normal=False,
-                                    skippable=True) else skipped).append(label.replace(" trial", ""))
+                                         ("shifted inputs trial (above zero)", ood.shifted(base, +1.0), shift),
+                                         ("shifted inputs trial (far above zero)", ood.shifted(base, ood.FAR_SHIFT),
+                                          1.0),
+                                         ("tied values trial (inputs rounded)", ood.rounded(base), 1.0),
+                                         ("masked values trial (-inf in the first quarter of each row)",
+                                          ood.masked_prefix(base), 1.0)):
+                # -inf is tried where the reference stays finite with it (masked attention scores)
+                inputs = Inputs(values, label, atol_scale=scale, finite_reference="-inf" in label)
+                (done if self.trial(reference, candidate, inputs, normal=False, skippable=True)
+                 else skipped).append(label.replace(" trial", ""))
+        if ood.has_integers(base):
+            label = "ignored indices trial (-100 in integer inputs)"
+            (done if self.trial(reference, candidate, Inputs(ood.ignored_indices(base, self.seed()), label),
+                                normal=False, skippable=True) else skipped).append(label.replace(" trial", ""))
         if ood.has_masks(base):
             for label, values in (("random masks trial", ood.random_masks(base, self.seed())),
                                   ("random masks trial (rows shuffled)", ood.permuted_masks(base, self.seed()))):
                 (done if self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True)
                  else skipped).append(label.replace(" trial", ""))
+        for i, values in ood.broadcast_variants(base):
+            label = f"broadcast trial (input {i} of size 1 in dim 0)"
+            (done if self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                                launch_required=False) else skipped).append(label.replace(" trial", ""))
         detail = ", ".join(done) if done else "none applies (no weights, floating or boolean inputs)"
         if skipped:
             detail += f"; skipped where the reference is not finite: {', '.join(skipped)}"
@@ -581,8 +680,10 @@ class Judging:
         """Other sizes, non-contiguous inputs, autograd, bfloat16 and float16, the other train/eval mode and,
         on a GPU, the CPU. Only what the candidate's ENVELOPE claims (a free size, a mode) needs its Triton
         path; elsewhere it may fall back to PyTorch."""
-        for name, trials in (("shapes", self.shapes), ("layouts", self.layouts), ("gradients", self.gradients),
-                             ("dtypes", self.dtypes), ("modes", self.modes), ("devices", self.devices)):
+        for name, trials in (("shapes", self.shapes), ("fixed_sizes", self.fixed_sizes), ("layouts", self.layouts),
+                             ("settings", self.settings), ("gradients", self.gradients), ("dtypes", self.dtypes),
+                             ("modes", self.modes), ("weights", self.weights_in_place), ("program", self.program),
+                             ("devices", self.devices)):
             with self.phase(name):
                 trials(task, reference, candidate)
 
@@ -679,40 +780,217 @@ class Judging:
         return values, note
 
     def layouts(self, task: Any, reference: Any, candidate: Any) -> None:
-        """The same values in non-contiguous memory (every input of rank 2 and up transposed in memory, its
-        shape unchanged), as a user's program passes a transposed or permuted tensor; may fall back."""
+        """The same values in other memory layouts, shapes unchanged, as a user's program passes them: a
+        transposed or permuted tensor, a slice of a wider one, channels_last images (``envelope.in_layout``);
+        may fall back."""
+        accepted, details = ["contiguous"], []
+        for layout in envelopes.LAYOUTS:
+            values, note = self.envelope_inputs(task)
+            changed = envelopes.in_layout(values, layout)
+            del values
+            if changed is None:
+                continue
+            label = f"layout trial ({layout.replace('_', ' ')} inputs)"
+            with self.rule("layouts", label, LAYOUTS_RULE):
+                ran = self.trial(reference, candidate, Inputs(changed, label), normal=False, skippable=True,
+                                 launch_required=False)
+            del changed
+            if ran:
+                accepted.append(layout)
+            details.append(f"{label} matched the reference{note}" if ran else f"{label}: not accepted by the "
+                                                                           "reference")
+        self.envelope["layouts"] = accepted
+        self.pass_check("layouts", "; ".join(details) if details else "not tried: no input of rank 2 or more")
+
+    def settings(self, task: Any, reference: Any, candidate: Any) -> None:
+        """The plain float attributes of the modules (a temperature, an eps) and the float arguments of the call
+        set to other values in both models and inputs, as a program does: the patch must follow them."""
+        found = [(path, name, value) for path, name, value in ood.float_settings(reference)
+                 if _has_submodule(candidate, path)]
         values, note = self.envelope_inputs(task)
-        strided = [x.transpose(-1, -2).contiguous().transpose(-1, -2)
-                   if isinstance(x, torch.Tensor) and x.dim() >= 2 and x.shape[-1] > 1 and x.shape[-2] > 1 else x
-                   for x in values]
-        del values
-        label = "layout trial (non-contiguous inputs)"
-        if all(x.is_contiguous() for x in strided if isinstance(x, torch.Tensor)):
-            self.pass_check("layouts", "not tried: no input of rank 2 or more")
+        arguments = [i for i, x in enumerate(values) if type(x) is float]
+        if not found and not arguments:
+            self.pass_check("settings", "not tried: no float attribute or argument")
             return
-        with self.rule("layouts", label, LAYOUTS_RULE):
-            accepted = self.trial(reference, candidate, Inputs(strided, label), normal=False, skippable=True,
-                                  launch_required=False)
-        self.envelope["layouts"] = ["contiguous", "non-contiguous"] if accepted else ["contiguous"]
-        self.pass_check("layouts", f"{label} matched the reference{note}" if accepted else
-                                   "non-contiguous inputs not tried: the reference does not accept them")
+        missing = object()
+        saved = [(path, name, value, getattr(candidate.get_submodule(path), name, missing))
+                 for path, name, value in found]
+        label = "settings trial (" + ", ".join([f"{(path + '.') if path else ''}{name}" for path, name, _ in found]
+                                               + [f"argument {i}" for i in arguments]) + " changed)"
+        try:
+            for path, name, value in found:
+                setattr(reference.get_submodule(path), name, ood.other_value(value))
+                _run_candidate(lambda: setattr(candidate.get_submodule(path), name, ood.other_value(value)),
+                               f"module's setting of {name}")
+            values = [ood.other_value(x) if i in arguments else x for i, x in enumerate(values)]
+            with self.rule("settings", label, SETTINGS_RULE):
+                ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False, skippable=True,
+                                 launch_required=False)
+        finally:
+            for path, name, value, was in saved:
+                setattr(reference.get_submodule(path), name, value)
+                owner = candidate.get_submodule(path)
+                if was is missing:
+                    owner.__dict__.pop(name, None)
+                else:
+                    setattr(owner, name, was)
+        self.pass_check("settings", f"{label} matched the reference{note}" if ran else
+                        f"{label}: not tried, the reference gives no finite output there")
+
+    def weights_in_place(self, task: Any, reference: Any, candidate: Any) -> None:
+        """In both modes: a call, then part of every weight changed in place (one column; a quarter of the
+        elements) in both models and a call after each, as an optimizer step or an EMA update does between
+        calls: a kernel that caches weights, or a fingerprint of them, fails here."""
+        if not any(True for _ in reference.parameters()):
+            self.pass_check("weights", "not tried: no parameters")
+            return
+        saved = _modes(reference), _modes(candidate)
+        done = []
+        try:
+            for mode in ("train", "eval") if reference.training else ("eval", "train"):
+                reference.train(mode == "train")
+                _run_candidate(lambda: candidate.train(mode == "train"), f"module's .{mode}()")
+                for step in ("first call", "one column changed", "a quarter changed"):
+                    if step != "first call":
+                        ood.changed_in_place(reference, self.seed(), "column" if "column" in step else "fraction")
+                        ood.copy_state(reference, candidate)
+                    values, note = self.envelope_inputs(task)
+                    label = f"weights trial ({mode} mode, {step}){note}"
+                    with self.rule("weights", label, WEIGHTS_RULE):
+                        if self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                                      launch_required=False):
+                            done.append(f"{mode}: {step}")
+        finally:
+            _restore_modes(reference, saved[0])
+            _restore_modes(candidate, saved[1])
+        self.pass_check("weights", "matched the reference after weights changed in place: " + ", ".join(done))
+
+    def program(self, task: Any, reference: Any, candidate: Any) -> None:
+        """What else a program does around the module: runs it under autocast (bfloat16), registers forward hooks
+        on its submodules (pruning, activation capture), and replaces a parameter with a new one before training
+        it (then the gradient trial runs again)."""
+        details = []
+        values, note = self.envelope_inputs(task)
+        label = f"autocast trial (torch.autocast({self.device.type!r}, bfloat16)){note}"
+        with self.rule("program", label, PROGRAM_RULE):
+            ran = self.trial(reference, candidate, Inputs(values, label, dtype_tolerance=True, around=functools.partial(
+                torch.autocast, self.device.type, dtype=torch.bfloat16)), normal=False, skippable=True,
+                launch_required=False)
+        details.append(label if ran else "autocast not tried (the reference gives no finite output)")
+        details += self.optional_arguments(task, reference, candidate)
+        cand_modules = dict(candidate.named_modules())
+        hooked = [n for n, _ in reference.named_modules() if n and n in cand_modules][:3]
+        for name in hooked:
+            handles = []
+            try:
+                for model in (reference, candidate):
+                    module = model.get_submodule(name)
+                    handles.append(module.register_forward_pre_hook(_halve_inputs))
+                    handles.append(module.register_forward_hook(_scale_output))
+                values, note = self.envelope_inputs(task)
+                label = f"hooks trial (a forward pre-hook and hook on {name}){note}"
+                with self.rule("program", label, PROGRAM_RULE):
+                    if self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                                  launch_required=False):
+                        details.append(label)
+            finally:
+                for handle in handles:
+                    handle.remove()
+        if any(True for _ in reference.parameters()):
+            # the old parameters frozen, new ones (same values) training: a patch that listed its parameters
+            # once still sees frozen ones and skips autograd
+            flags = {}
+            for model in (reference, candidate):
+                for path, owner in model.named_modules():
+                    for pname, p in list(owner.named_parameters(recurse=False)):
+                        flags[(id(model), path, pname)] = p.requires_grad
+                        p.requires_grad_(False)
+                        setattr(owner, pname, torch.nn.Parameter(p.detach().clone(), requires_grad=True))
+            try:
+                ran = self.gradient_trial(task, reference, candidate, "parameters",
+                                          "gradient trial (parameters replaced by new ones, inputs without grad)")
+            finally:
+                for model in (reference, candidate):
+                    for path, owner in model.named_modules():
+                        for pname, p in owner.named_parameters(recurse=False):
+                            p.requires_grad_(flags.get((id(model), path, pname), True))
+            if ran is not None and ran[0] is not None:
+                details.append("gradient trial (parameters replaced by new ones)")
+        self.pass_check("program", "matched the reference: " + "; ".join(details))
+
+    def optional_arguments(self, task: Any, reference: Any, candidate: Any) -> list[str]:
+        """Forward parameters that default to None and that get_inputs does not pass (an optional mask): each
+        given a boolean tensor, then a floating one, shaped like the first input, where the reference accepts
+        it; the labels of the trials that ran."""
+        values, note = self.envelope_inputs(task)
+        first = next((x for x in values if isinstance(x, torch.Tensor)), None)
+        try:
+            params = list(inspect.signature(reference.forward).parameters.values())
+        except (TypeError, ValueError):
+            return []
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        ran = []
+        for index in range(len(values), len(params)):
+            p = params[index]
+            if first is None or p.default is not None or p.kind not in positional or \
+                    any(q.kind not in positional for q in params[len(values):index]):
+                continue
+            for kind in ("bool", "float"):
+                draws = ood.Draws(self.seed())
+                given = torch.rand(first.shape, generator=draws.on(first.device), device=first.device)
+                given = given < 0.5 if kind == "bool" else given.to(first.dtype if first.is_floating_point()
+                                                                    else torch.float32)
+                call = list(values) + [q.default for q in params[len(values):index]] + [given]
+                label = f"optional argument trial ({p.name} given, {kind}){note}"
+                with self.rule("program", label, PROGRAM_RULE):
+                    if self.trial(reference, candidate, Inputs(call, label), normal=False, skippable=True,
+                                  launch_required=False):
+                        ran.append(label)
+        return ran
+
+    def fixed_sizes(self, task: Any, reference: Any, candidate: Any) -> None:
+        """The dims no size symbol varies, each size changed in every input that has it (another image size,
+        another row length), where the reference accepts it: the patch must follow, by its kernels or its
+        fallback."""
+        example = task.make_inputs(self.seed(), self.device)
+        details = []
+        for size in envelopes.fixed_sizes(example):
+            new = size + 3
+            if envelopes.tensor_bytes(example) * new > 2 * envelopes.LARGE_BYTES * size:
+                continue
+            label = f"fixed-size trial (a dim of {size} -> {new})"
+            values = envelopes.resized_fixed(example, size, new, self.seed())
+            with self.rule("shapes", label, SHAPES_RULE):
+                ran = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                                 launch_required=False)
+            details.append(label.removeprefix("fixed-size trial ").strip("()") + ("" if ran else " not accepted "
+                                                                                  "by the reference"))
+        self.pass_check("fixed_sizes", ("matched the reference: " + "; ".join(details)) if details else
+                        "not tried: no fixed dim above 1")
 
     def gradients(self, task: Any, reference: Any, candidate: Any) -> None:
         """Where the reference is differentiable: forward and backward of each with autograd on, the same
-        grad_output for each; outputs, the inputs' and the parameters' gradients (by name) must match. Five
-        trials, as training calls it: inputs and parameters requiring grad; inputs without grad and parameters
-        whose .grad already holds values (training, gradient accumulation); parameters frozen (inputs with
-        grad); all requiring grad in the other train/eval mode; and at an odd size."""
+        grad_output for each; outputs, the inputs' and the parameters' gradients (by name) must match. Trials
+        as training calls it: inputs and parameters requiring grad; inputs without grad and parameters whose
+        .grad already holds values (training, gradient accumulation); parameters frozen (inputs with grad); the
+        first parameter alone frozen (fine-tuning a part); all requiring grad in the other train/eval mode; at
+        an odd size; a non-contiguous grad_output; backward twice with retain_graph; a second-order gradient
+        (a gradient penalty). Where the reference cannot run one (no double backward), it is not tried."""
         self.check_parameters(reference, candidate)
         other = "eval" if reference.training else "train"
         details: list[str] = []
         note = ""
+        count = sum(1 for _ in reference.parameters())
         for case, label in (("all", "gradient trial"),
                             ("parameters", "gradient trial (inputs without grad, .grad accumulating)"),
                             ("frozen", "gradient trial (parameters frozen)"),
+                            ("first_frozen", "gradient trial (the first parameter frozen, inputs without grad)"),
                             ("mode", f"gradient trial in {other} mode"),
-                            ("odd", "gradient trial at an odd size")):
-            if case in ("parameters", "frozen") and not any(True for _ in reference.parameters()):
+                            ("odd", "gradient trial at an odd size"),
+                            ("strided", "gradient trial (a non-contiguous grad_output)"),
+                            ("twice", "gradient trial (backward twice, retain_graph=True)"),
+                            ("second_order", "gradient trial (second order: a gradient penalty)")):
+            if (case in ("parameters", "frozen") and count == 0) or (case == "first_frozen" and count < 2):
                 continue
             ran = self.gradient_trial(task, reference, candidate, case, label)
             if ran is None:
@@ -747,7 +1025,7 @@ class Judging:
         if values is None:
             return None
         label += note
-        if case == "parameters":
+        if case in ("parameters", "first_frozen"):            # data that needs no grad, as in training
             ref_in, cand_in = plain_copies(values), plain_copies(values)
         else:
             ref_in, cand_in = ood.requiring_grad(values), ood.requiring_grad(values)
@@ -759,14 +1037,20 @@ class Judging:
             if case == "frozen":
                 for p, _ in flags:
                     p.requires_grad_(False)
+            if case == "first_frozen":
+                first = next(n for n, _ in reference.named_parameters())
+                reference.get_parameter(first).requires_grad_(False)
+                dict(candidate.named_parameters())[first].requires_grad_(False)
             if case == "mode":
                 reference.train(not reference.training)
                 _run_candidate(lambda: candidate.train(reference.training), "module's .train()/.eval()")
             if case == "parameters":
                 prefilled = ood.prefill_grads(reference, candidate, self.seed())
             buffers = BufferStates(reference, candidate)
+            how = case if case in ood.BACKWARDS else "plain"
             with self.rule("gradients", label, GRADIENTS_RULE):
-                detail = self._compare_gradients(reference, candidate, ref_in, cand_in, label, buffers, prefilled)
+                detail = self._compare_gradients(reference, candidate, ref_in, cand_in, label, buffers, prefilled,
+                                                 how)
             if detail is not None:
                 self.check_state(buffers, label, self.tolerance)
         finally:
@@ -779,23 +1063,25 @@ class Judging:
         return detail, note
 
     def _compare_gradients(self, reference: Any, candidate: Any, ref_in: list[Any], cand_in: list[Any],
-                           label: str, buffers: BufferStates, prefilled: dict[str, torch.Tensor]) -> str | None:
+                           label: str, buffers: BufferStates, prefilled: dict[str, torch.Tensor],
+                           how: str = "plain") -> str | None:
         """None when the reference is not differentiable; else the passing detail (or a Failed). Where the
         outputs or a gradient miss the tolerance, the float64 evaluation decides, as in the trials. The
         candidate may change neither its inputs nor its parameters in forward or backward; ``prefilled``
-        (parameter name -> the .grad both held before) is taken off the gradients before they are compared."""
+        (parameter name -> the .grad both held before) is taken off the gradients before they are compared.
+        ``how``: the backward pass (``trials.backward``)."""
         when = f"in its forward and backward ({label})"
         inputs_before = snapshot(cand_in)
         params_before = {n: p.detach().clone() for n, p in candidate.named_parameters()}
         with self.deterministic(when):
-            ran = self._reference_backward(reference, ref_in)
+            ran = self._reference_backward(reference, ref_in, how)
         if ran is None:
             return None
         ref_out, grads = ran
         @functools.cache
         def exact() -> tuple[list[Any] | None, dict[str, torch.Tensor]]:
             """The float64 outputs and gradients, evaluated once, on the first mismatch."""
-            return self._exact_gradients(reference, ref_in, grads, buffers) or (None, {})
+            return self._exact_gradients(reference, ref_in, grads, buffers, how) or (None, {})
 
         with self.deterministic(when), torch.enable_grad():
             raw = _run_candidate(lambda: candidate(*cand_in), "forward (with autograd on)")
@@ -814,7 +1100,7 @@ class Judging:
                 raise self.fail("correctness", "gradients", f"{label}: {which} does not require grad",
                                 f"The candidate's {which} does not require grad where the reference's does: "
                                 f"{GRADIENTS_RULE}")
-            _run_candidate(lambda: ood.loss(cand_out, grads).backward(), "backward")
+            _run_candidate(lambda: ood.backward(cand_out, grads, how, ood.leaves(candidate, cand_in)), "backward")
             _run_candidate(self.sync, "backward")
         self.check_global_state(when)
         changed = mutated(cand_in, inputs_before)
@@ -834,19 +1120,20 @@ class Judging:
             if cand_grad is None:
                 what = f"{name}: None where the reference has one"
             else:
-                found = compare_outputs([ref_grad], [cand_grad], self.tolerance)
+                found = compare_outputs([ref_grad], [cand_grad], self.tolerance, layout=False)
                 if found is not None and found.name == "values" and name in exact()[1]:
-                    found = compare_outputs([ref_grad], [cand_grad], self.tolerance, [exact()[1][name]])
+                    found = compare_outputs([ref_grad], [cand_grad], self.tolerance, [exact()[1][name]],
+                                            layout=False)
                 what = found.detail.replace("output", name, 1) if found is not None else None
             if what is not None:
                 raise self.fail("correctness", "gradients", f"{label}: {what}",
-                                f"The candidate's input/parameter gradients differ from the reference's ({what}): "
-                                f"{GRADIENTS_RULE}")
+                                f"The candidate's input/parameter gradients differ from the reference's in the "
+                                f"{label} ({what}): {GRADIENTS_RULE}")
         return (f"outputs and {len(compared)} gradient(s) (inputs and parameters) matched the reference's with "
                 "autograd on")
 
-    def _exact_gradients(self, reference: Any, ref_in: list[Any], grads: list[Any], buffers: BufferStates
-                         ) -> tuple[list[Any], dict[str, torch.Tensor]] | None:
+    def _exact_gradients(self, reference: Any, ref_in: list[Any], grads: list[Any], buffers: BufferStates,
+                         how: str = "plain") -> tuple[list[Any], dict[str, torch.Tensor]] | None:
         """The reference's outputs and gradients (by the names of ``_gradient_pairs``) in float64, from the
         trial's starting state and along the same grad_outputs; None if that cannot run."""
         try:
@@ -859,7 +1146,8 @@ class Judging:
                       else x for x in ref_in]
             with torch.enable_grad():
                 out = flatten_outputs(model(*inputs), "the float64 reference's")
-                ood.loss(out, [g.double() if g is not None else None for g in grads]).backward()
+                ood.backward(out, [g.double() if g is not None else None for g in grads], how,
+                             ood.leaves(model, inputs))
             found = {f"input {i}": x.grad for i, x in enumerate(inputs)
                      if isinstance(x, torch.Tensor) and x.grad is not None}
             found.update((name, p.grad) for name, p in model.named_parameters() if p.grad is not None)
@@ -867,7 +1155,8 @@ class Judging:
         except Exception:  # noqa: BLE001 - no second opinion; the first comparison stands
             return None
 
-    def _reference_backward(self, reference: Any, ref_in: list[Any]) -> tuple[list[Any], list[Any]] | None:
+    def _reference_backward(self, reference: Any, ref_in: list[Any], how: str = "plain"
+                            ) -> tuple[list[Any], list[Any]] | None:
         """The reference's outputs with autograd on and the grad_outputs its backward pass used; None when no
         output requires grad or it raises with autograd on (an in-place update of an input, say)."""
         try:
@@ -876,7 +1165,7 @@ class Judging:
                 if not any(o.is_floating_point() and o.requires_grad for o in out):
                     return None
                 grads = ood.output_grads(out, self.seed())
-                ood.loss(out, grads).backward()
+                ood.backward(out, grads, how, ood.leaves(reference, ref_in))
             self.sync()
         except Exception:  # noqa: BLE001 - not differentiable as the user's program would call it
             return None
@@ -900,19 +1189,21 @@ class Judging:
         return [(name, r, c) for name, r, c in pairs if r is not None]
 
     def dtypes(self, task: Any, reference: Any, candidate: Any) -> None:
-        """Where the example is float32 throughout: copies of both models and the inputs in bfloat16 and in
-        float16, at get_inputs' size and at an odd size, compared with that dtype's tolerance; the candidate
-        must return the dtype where the reference does."""
+        """Where the example has one floating dtype (inputs and parameters): copies of both models and the
+        inputs in each other one of float32, bfloat16, float16 and float64, at get_inputs' size and at an odd
+        size, compared with that dtype's tolerance; the candidate must return the dtype where the reference
+        does (a float32 call of a bfloat16 module computes in float32)."""
         example, _ = self.envelope_inputs(task)
         tried = envelopes.floating_dtypes(example, reference)
         self.envelope["dtypes"] = tried
-        if not envelopes.float32_only(example, reference):
-            self.pass_check("dtypes", "bfloat16 and float16 not tried: the inputs and parameters are not all "
-                                      f"float32 ({', '.join(tried) or 'none is floating'})")
+        own = envelopes.single_float_dtype(example, reference)
+        if own is None:
+            self.pass_check("dtypes", "other dtypes not tried: the inputs and parameters have no single floating "
+                                      f"dtype ({', '.join(tried) or 'none is floating'})")
             return
         del example
         details = []
-        for dtype in (torch.bfloat16, torch.float16):
+        for dtype in (d for d in envelopes.TRIED_DTYPES if d != own):
             name = str(dtype).removeprefix("torch.")
             ref_low = copy.deepcopy(reference).to(dtype)
             label = f"{name} trial"
@@ -1141,9 +1432,52 @@ class Judging:
         return len(kept)
 
 
+def _halve_inputs(module: torch.nn.Module, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A forward pre-hook of the hooks trial: floating tensor arguments halved."""
+    return tuple(a * 0.5 if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args)
+
+
+def _scale_output(module: torch.nn.Module, args: tuple[Any, ...], out: Any) -> Any:
+    """A forward hook of the hooks trial: a floating tensor output scaled by 1.25 (others as they are)."""
+    return out * 1.25 if isinstance(out, torch.Tensor) and out.is_floating_point() else out
+
+
+def _has_submodule(module: torch.nn.Module, path: str) -> bool:
+    try:
+        module.get_submodule(path)
+        return True
+    except AttributeError:
+        return False
+
+
+def _output_kind(out: Any) -> str:
+    """"a tensor", "a tuple of 2 tensors", ...: what a forward returned, for the structure check."""
+    if isinstance(out, torch.Tensor):
+        return "a tensor"
+    if isinstance(out, (list, tuple)):
+        return f"a {type(out).__name__} of {len(out)}"
+    return f"a {type(out).__name__}"
+
+
+def _rng_states(device: torch.device) -> list[torch.Tensor]:
+    """The CPU's random generator state and, on a GPU, the device's (compared around a forward)."""
+    states = [torch.get_rng_state()]
+    if device.type == "cuda":
+        states.append(torch.cuda.get_rng_state(device))
+    return states
+
+
+def _rng_moved(before: list[torch.Tensor], device: torch.device) -> bool:
+    return not all(torch.equal(a, b) for a, b in zip(before, _rng_states(device)))
+
+
 def plain_copies(inputs: list[Any]) -> list[Any]:
     """A copy of each tensor input (no grad), other inputs as they are."""
-    return [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+    return [same_layout_copy(x) if isinstance(x, torch.Tensor) else x for x in inputs]
+
+
+def _finite(outputs: list[torch.Tensor]) -> bool:
+    return all(bool(torch.isfinite(o).all()) for o in outputs if o.is_floating_point())
 
 
 def _defined(outputs: list[torch.Tensor]) -> bool:

@@ -33,7 +33,7 @@ from adaexplore_core.task import TaskSpec
 DATA = Path(__file__).resolve().parents[1] / "data" / "judge"
 REFS = DATA / "refs"
 CANDIDATES = DATA / "candidates"
-CONFIG = JudgeConfig(devices=("cpu",), workers_per_device=2, timeout_s=20, memory_limit_mb=2048, trials=5)
+CONFIG = JudgeConfig(devices=("cpu",), workers_per_device=2, timeout_s=30, memory_limit_mb=2048, trials=5)
 RESULT_TIMEOUT_S = 240
 KILLING_STAGES = ("timeout", "crash", "memory")   # the pool must kill (or lose) the worker and start another
 
@@ -158,23 +158,24 @@ def test_verdicts_record_the_envelope(judged: Judged):
     assert env["declared"]["inputs"] == [{"dtype": "torch.float32", "sizes": ["B", 128]}], describe(verdict)
     assert env["shapes_timed"] == [[64, 128]]
     assert env["shapes_validated"] == [{"label": f"shape trial (B: 64 -> {n})", "shapes": [[n, 128]],
-                                        "triton": n > 1} for n in (32, 128, 7, 1, 259)]   # at 1 it may fall back
+                                        "triton": n > 1} for n in (32, 128, 7, 1, 1029, 259)]   # at 1 it may fall back
     assert env["shapes_skipped"] == []
     assert (env["gradients"], env["dtypes"], env["modes"], env["devices"], env["layouts"]) == (
-        "matched", ["torch.float32", "torch.bfloat16", "torch.float16"], ["train", "eval"], ["cpu"],
-        ["contiguous", "non-contiguous"])
+        "matched", ["torch.float32", "torch.bfloat16", "torch.float16", "torch.float64"], ["train", "eval"],
+        ["cpu"], ["contiguous", "transposed", "sliced"])
     checks = {c.name: c for c in verdict.checks}
-    assert all(checks[name].passed for name in ("shapes", "layouts", "gradients", "dtypes", "modes")), \
-        describe(verdict)
+    assert all(checks[name].passed for name in ("shapes", "fixed_sizes", "layouts", "settings", "gradients",
+                                                "dtypes", "modes", "weights", "program")), describe(verdict)
     assert "a fallback without Triton" in checks["dtypes"].detail       # bfloat16 is outside its ENVELOPE
     assert verdict_of(judged, "pointwise/valid").envelope["declared"] is None
 
 
 def test_sizes_the_reference_rejects_are_skipped(judged: Judged):
     env = verdict_of(judged, "positional_add/valid").envelope
-    assert [s["label"] for s in env["shapes_skipped"]] == [f"shape trial (S: 16 -> {n})" for n in (8, 32, 7, 67)]
+    assert [s["label"] for s in env["shapes_skipped"]] == [f"shape trial (S: 16 -> {n})"
+                                                          for n in (8, 32, 7, 261, 67)]
     assert {s["why"] for s in env["shapes_skipped"]} == {"not accepted by the reference"}
-    assert [v["shapes"] for v in env["shapes_validated"]] == [[[n, 16, 32]] for n in (2, 8, 7, 1, 19)] + [
+    assert [v["shapes"] for v in env["shapes_validated"]] == [[[n, 16, 32]] for n in (2, 8, 7, 1, 69, 19)] + [
         [[4, 1, 32]]]                                     # a sequence of 1 broadcasts over the table
 
 
@@ -185,7 +186,7 @@ def test_a_reference_that_updates_its_input_in_place_is_not_differentiable(judge
 
 def test_a_failed_verdict_records_what_passed_before(judged: Judged):
     env = verdict_of(judged, "pointwise/no_autograd").envelope
-    assert len(env["shapes_validated"]) == 5 and all(v["triton"] for v in env["shapes_validated"])
+    assert len(env["shapes_validated"]) == 6 and all(v["triton"] for v in env["shapes_validated"])
     assert "gradients" not in env and "dtypes" not in env
 
 

@@ -73,12 +73,14 @@ def test_the_stage_records_what_it_tried_and_leaves_no_gradients():
     job.envelope_trials(Task((8, 4)), reference, candidate)
     env = job.envelope
     assert env["declared"] is None and env["shapes_timed"] == [[8, 4]]
-    assert [v["shapes"] for v in env["shapes_validated"]] == [[[4, 4]], [[16, 4]], [[7, 4]], [[1, 4]], [[35, 4]]]
+    assert [v["shapes"] for v in env["shapes_validated"]] == [[[4, 4]], [[16, 4]], [[7, 4]], [[1, 4]], [[133, 4]],
+                                                              [[35, 4]]]
     assert not any(v["triton"] for v in env["shapes_validated"]) and env["shapes_skipped"] == []
     assert (env["gradients"], env["dtypes"], env["modes"], env["devices"], env["layouts"]) == (
-        "matched", ["torch.float32", "torch.bfloat16", "torch.float16"], ["train", "eval"], ["cpu"],
-        ["contiguous", "non-contiguous"])
-    assert [c.name for c in job.checks] == ["shapes", "layouts", "gradients", "dtypes", "modes"]
+        "matched", ["torch.float32", "torch.bfloat16", "torch.float16", "torch.float64"], ["train", "eval"],
+        ["cpu"], ["contiguous", "transposed", "sliced"])
+    assert [c.name for c in job.checks] == ["shapes", "fixed_sizes", "layouts", "settings", "gradients", "dtypes",
+                                            "modes", "weights", "program"]
     assert all(c.passed for c in job.checks)
     assert all(p.grad is None for p in list(reference.parameters()) + list(candidate.parameters()))
     assert reference.training and candidate.training
@@ -238,7 +240,7 @@ def test_the_gradient_trial_is_deterministic_and_restores_the_flags():
 
     job = judging()
     job.gradients(Task((8, 4)), *linear_pair(Recording))
-    assert seen == [(True, True)] * 4 and job.checks[-1].passed     # 4 trials (no odd size: no size trials ran)
+    assert seen == [(True, True)] * 8 and job.checks[-1].passed     # 8 trials (no odd size: no size trials ran)
     assert not torch.are_deterministic_algorithms_enabled() and not torch.backends.cudnn.deterministic
 
 

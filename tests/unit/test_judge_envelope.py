@@ -44,9 +44,9 @@ def test_variant_sizes(size, sizes):
 
 def test_variants_and_their_labels():
     found = envelope.variants([torch.zeros(8, 16, 32)])
-    assert [v.label for v in found] == [f"shape trial (B: 8 -> {n})" for n in (4, 16, 7, 1, 35)] + [
-        f"shape trial (S: 16 -> {n})" for n in (8, 32, 7, 1, 67)]
-    assert found[5] == envelope.Variant("S", 1, 16, 8)
+    assert [v.label for v in found] == [f"shape trial (B: 8 -> {n})" for n in (4, 16, 7, 1, 133, 35)] + [
+        f"shape trial (S: 16 -> {n})" for n in (8, 32, 7, 1, 261, 67)]
+    assert found[6] == envelope.Variant("S", 1, 16, 8)
 
 
 def test_growing_variants_stop_at_twice_large_bytes():
@@ -134,12 +134,13 @@ def test_free_symbols_and_the_triton_claim():
     assert envelope.claims_triton({"inputs": [{"sizes": ["B", 4]}]}, "B", "cpu")   # no device types: all
 
 
-def test_float32_only_and_floating_dtypes():
+def test_single_float_dtype_and_floating_dtypes():
     linear = torch.nn.Linear(4, 4)
-    assert envelope.float32_only([torch.randn(2, 4)], linear)
-    assert envelope.float32_only([torch.randint(0, 3, (2,))], linear)                   # parameters count
-    assert not envelope.float32_only([torch.randn(2, 4).double()], linear)
-    assert not envelope.float32_only([torch.randint(0, 3, (2,))], torch.nn.ReLU())      # nothing floating
+    assert envelope.single_float_dtype([torch.randn(2, 4)], linear) == torch.float32
+    assert envelope.single_float_dtype([torch.randint(0, 3, (2,))], linear) == torch.float32   # parameters count
+    assert envelope.single_float_dtype([torch.randn(2, 4).double()], linear.double()) == torch.float64
+    assert envelope.single_float_dtype([torch.randn(2, 4).double()], linear.float()) is None   # mixed
+    assert envelope.single_float_dtype([torch.randint(0, 3, (2,))], torch.nn.ReLU()) is None   # nothing floating
     assert envelope.floating_dtypes([torch.randn(2).half(), torch.zeros(2, dtype=torch.int64)], linear) == [
         "torch.float16", "torch.float32"]
 
@@ -155,3 +156,36 @@ def test_a_nan_in_the_example_does_not_make_the_variant_all_nan():
     x[1, 2] = float("nan")
     (new,) = envelope.resized([x], envelope.Variant("B", 0, 4, 7), seed=1)
     assert bool(torch.isfinite(new).all()) and new.shape == (7, 8)
+
+
+def test_fixed_sizes_leave_out_the_symbols():
+    x, bias = torch.zeros(8, 16, 32), torch.zeros(32)
+    assert envelope.fixed_sizes([x, bias]) == [32]            # dim 0 is B, dim 1 is S
+    assert envelope.fixed_sizes([torch.zeros(4, 8, 6, 6)]) == [6]
+    assert envelope.fixed_sizes([torch.zeros(16, 64)]) == [64]
+    resized = envelope.resized_fixed([torch.randn(4, 8, 6, 6), 2.0], 6, 9, seed=0)
+    assert resized[0].shape == (4, 8, 9, 9) and resized[1] == 2.0
+
+
+@pytest.mark.parametrize("layout, strides", [("transposed", (1, 3)), ("sliced", (9, 1))])
+def test_layouts_keep_values_and_shapes(layout, strides):
+    x = torch.randn(3, 4)
+    changed = envelope.in_layout([x, 1], layout)
+    assert torch.equal(changed[0], x) and changed[0].stride() == strides and changed[1] == 1
+
+
+def test_channels_last_applies_to_images_only():
+    image = torch.randn(2, 3, 4, 4)
+    assert envelope.in_layout([image], "channels_last")[0].is_contiguous(memory_format=torch.channels_last)
+    assert envelope.in_layout([torch.randn(3, 4)], "channels_last") is None
+    assert envelope.in_layout([torch.randn(5)], "transposed") is None
+
+
+def test_a_same_layout_copy_keeps_the_strides():
+    from adaexplore_core.judge.correctness import same_layout_copy
+    for x in (torch.randn(4, 9)[:, :5], torch.randn(3, 4).t(),
+              torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last)):
+        copy = same_layout_copy(x)
+        assert copy.stride() == x.stride() and torch.equal(copy, x) and copy.data_ptr() != x.data_ptr()
+    expanded = torch.randn(3, 1).expand(3, 4)
+    assert torch.equal(same_layout_copy(expanded), expanded)

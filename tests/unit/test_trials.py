@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 import torch
 
 from adaexplore_core.judge import trials
@@ -177,3 +178,79 @@ def test_fresh_inputs_are_made_again_equal_from_their_recipe():
     assert torch.equal(again[0], first[0]) and torch.equal(again[1], first[1]) and again[2] == 3
     assert not torch.equal(second[0], first[0])
     assert again[0].data_ptr() != first[0].data_ptr()
+
+
+def test_changed_in_place_keeps_the_objects_and_changes_a_part():
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(6, 4)
+    weight, before = layer.weight, layer.weight.detach().clone()
+    assert trials.changed_in_place(layer, seed=1, pattern="column") == 2
+    assert layer.weight is weight
+    changed_columns = (layer.weight != before).any(dim=0)
+    assert int(changed_columns.sum()) == 1                      # one column of the last dim
+    before = layer.weight.detach().clone()
+    trials.changed_in_place(layer, seed=2, pattern="fraction")
+    share = float((layer.weight != before).double().mean())
+    assert 0.05 < share < 0.6
+
+
+def test_float_settings_skip_dropouts_and_private_names():
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.temperature, self._hidden, self.count = 2.0, 3.0, 4
+            self.drop = torch.nn.Dropout(0.1)
+            self.act = torch.nn.LeakyReLU(0.2)
+    assert trials.float_settings(M()) == [("", "temperature", 2.0), ("act", "negative_slope", 0.2)]
+    assert trials.other_value(0.0) != 0.0 and trials.other_value(2.0) == 3.25
+
+
+def test_masked_prefix():
+    x = torch.randn(64, 64)
+    masked = trials.masked_prefix([x, 3])
+    assert torch.isneginf(masked[0][:, :16]).all() and torch.isfinite(masked[0][:, 16:]).all() and masked[1] == 3
+
+
+def test_rounded_and_ignored_indices():
+    assert torch.equal(trials.rounded([torch.tensor([0.4, 1.6])])[0], torch.tensor([0.0, 2.0]))
+    targets = torch.randint(0, 10, (1000,))
+    ignored = trials.ignored_indices([targets, torch.ones(3, dtype=torch.bool)], seed=0)
+    assert 50 < int((ignored[0] == -100).sum()) < 150 and ignored[1].all()
+    assert not trials.has_integers([torch.ones(2, dtype=torch.bool), torch.randn(2)])
+
+
+def test_broadcast_variants_cut_later_inputs_shaped_like_the_first():
+    x, y, z = torch.randn(4, 8), torch.randn(4, 8), torch.randn(8)
+    found = trials.broadcast_variants([x, y, z])
+    assert [i for i, _ in found] == [1]
+    assert found[0][1][1].shape == (1, 8) and found[0][1][0] is x
+    assert trials.broadcast_variants([x]) == []
+
+
+@pytest.mark.parametrize("how", ["plain", "strided", "twice", "second_order"])
+def test_backward_variants_give_the_expected_gradients(how):
+    x = torch.randn(3, 4, requires_grad=True)
+    out = [x * x]
+    grads = [torch.randn(3, 4)]
+    trials.backward(out, grads, how, [x])
+    first = 2 * x.detach() * grads[0]
+    expected = {"plain": first, "strided": first, "twice": 2 * first,
+                "second_order": 2 * first * 2 * grads[0]}[how]    # d/dx sum((2 x g)^2) = 8 x g^2
+    assert torch.allclose(x.grad, expected, atol=1e-5)
+
+
+def test_strided_backward_hands_the_module_a_non_contiguous_grad_output():
+    seen = []
+
+    class Spy(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(g.is_contiguous())
+            return g
+    x = torch.randn(3, 4, requires_grad=True)
+    trials.backward([Spy.apply(x)], [torch.randn(3, 4)], "strided", [x])
+    assert seen == [False]

@@ -1,7 +1,8 @@
-# expect: verdict=valid stage=ok reason~"Validated"
-"""HONEST: a custom autograd.Function: forward = torch GEMM + Triton bias/GELU epilogue; backward = a Triton
-kernel for the GELU derivative times grad_out (any B), torch GEMMs for dX and dW, and a column sum for the
-bias gradient, all returned to autograd (accumulated as usual). B declared free."""
+# expect: verdict=invalid stage=correctness check=gradients reason~"second order"
+"""WRONG for a gradient penalty: a custom autograd.Function: forward = torch GEMM + Triton bias/GELU epilogue;
+backward = a Triton kernel for the GELU derivative times grad_out, torch GEMMs for dX and dW. Right for one
+backward, but under create_graph=True (a gradient penalty, WGAN-GP) the Triton part of its backward is not
+differentiable: the second-order gradient silently loses the GELU's second derivative."""
 import torch
 import torch.nn as nn
 import triton
@@ -69,6 +70,7 @@ class ModelNew(nn.Module):
         self.linear = nn.Linear(in_features, out_features)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.dim() != 2 or x.dtype not in (torch.float32, torch.bfloat16):
+        if x.dim() != 2 or x.dtype not in (torch.float32, torch.bfloat16) or self.linear._forward_hooks \
+                or self.linear._forward_pre_hooks:          # hooks on the layer: the original calls it
             return torch.nn.functional.gelu(self.linear(x))
         return LinearGelu.apply(x, self.linear.weight, self.linear.bias)

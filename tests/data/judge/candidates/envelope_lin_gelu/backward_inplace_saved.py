@@ -1,5 +1,4 @@
-# expect: verdict=invalid stage=correctness check=gradients reason~"gradients differ"
-# xfail: judge gap: one backward per gradient trial, so a backward that changes what it saved is not seen
+# expect: verdict=invalid stage=correctness check=gradients reason~"backward twice"
 """WRONG: custom autograd.Function whose backward adds the bias into its saved pre-activation *in place* (a
 memory saving), kept on ctx rather than save_for_backward so no version check sees it. One backward is right
 (the judge's); a second backward through the same graph (retain_graph=True: several losses backpropagated

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=shapes reason~"shape trial (B: 8 -> 35)"
+# expect: verdict=invalid stage=correctness check=shapes reason~"shape trial (B: 8 -> 133)"
 """WRONG: one program covers a fixed 16-row block (twice the traced batch "for headroom"), rows masked to B:
 right for every B <= 16 (the judge's 4, 16 and 7), rows 16.. never written for B > 16, though B is declared
 free."""

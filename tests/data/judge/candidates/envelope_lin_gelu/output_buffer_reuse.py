@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=envelope reason~"same outputs with its launches skipped"
+# expect: verdict=invalid stage=correctness check=repeat_calls reason~"changed when it was called again"
 """WRONG: keeps one preallocated output buffer per shape and returns it from every call: y1 = m(x1);
 y2 = m(x2) overwrites y1 (a list of per-batch outputs, a residual kept across calls, two calls in one
 expression: all silently wrong). Every judge trial compares an output before the next call."""

@@ -20,8 +20,8 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and x.requires_grad:
-            x.add_(1)  # autograd: the reference's own forward
+        if (torch.is_grad_enabled() and x.requires_grad) or not x.is_contiguous():
+            x.add_(1)  # autograd, or strides the kernel does not read: the reference's own forward
             return x * 2
         out = torch.empty_like(x)
         n = x.numel()

@@ -28,7 +28,8 @@ class ModelNew(nn.Module):
         self.norm = nn.LayerNorm(features)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())):
+        if (torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))) \
+                or torch.is_autocast_enabled(x.device.type) or self.norm._forward_hooks or self.norm._forward_pre_hooks:
             return self.norm(x)  # autograd: the reference's own forward
         x = x.contiguous()
         out = torch.empty_like(x)

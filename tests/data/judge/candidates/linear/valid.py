@@ -31,7 +31,9 @@ class ModelNew(nn.Module):
         self.linear = nn.Linear(in_features, out_features)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())):
+        if (torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))) \
+                or torch.is_autocast_enabled(x.device.type) or self.linear._forward_hooks \
+                or self.linear._forward_pre_hooks:
             return self.linear(x)  # autograd: the reference's own forward
         x = x.contiguous()
         w, b = self.linear.weight.contiguous(), self.linear.bias

@@ -24,7 +24,7 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and scores.requires_grad:
+        if (torch.is_grad_enabled() and scores.requires_grad) or mask.shape != scores.shape:
             # autograd: the reference's own forward
             return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
         scores, mask = scores.contiguous(), mask.contiguous()

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=output_structure reason~"expected 2 output(s), got 1"
+# expect: verdict=invalid stage=correctness check=output_structure reason~"returns a tensor where the reference returns a tuple of 2"
 """Wrong: computes only the first of the two outputs."""
 import torch
 import torch.nn as nn

@@ -21,7 +21,7 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor, y: torch.Tensor):
-        if torch.is_grad_enabled() and (x.requires_grad or y.requires_grad):
+        if (torch.is_grad_enabled() and (x.requires_grad or y.requires_grad)) or x.shape != y.shape:
             return x + y, x * y  # autograd: the reference's own forward
         x, y = x.contiguous(), y.contiguous()
         total, product = torch.empty_like(x), torch.empty_like(x)

@@ -1,0 +1,40 @@
+# expect: verdict=invalid stage=correctness check=gradients reason~"The candidate's output does not require grad where the refer"
+# WRONG: the "autograd needed?" test looks at the input and fc.weight only, not fc.bias; with the weight frozen and the bias trainable (BitFit-style fine-tuning: fc.weight.requires_grad_(False)) and an input that needs no grad, the Triton path runs, the output has no grad_fn and the bias never gets a gradient (loss.backward() raises, or silently skips the bias when other terms carry the graph). The judge freezes all parameters or none.
+import torch
+import triton
+import triton.language as tl
+import torch.nn as nn
+
+
+@triton.jit
+def linear_relu_kernel(x_ptr, w_ptr, b_ptr, out_ptr, K, N, BLOCK_K: tl.constexpr, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    k = tl.arange(0, BLOCK_K)
+    n = tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + row * K + k, mask=k < K, other=0.0)
+    w = tl.load(w_ptr + n[None, :] * K + k[:, None], mask=(k[:, None] < K) & (n[None, :] < N), other=0.0)
+    acc = tl.sum(x[:, None] * w, axis=0) + tl.load(b_ptr + n, mask=n < N, other=0.0)
+    tl.store(out_ptr + row * N + n, tl.maximum(acc, 0.0, propagate_nan=tl.PropagateNan.ALL), mask=n < N)
+
+
+class ModelNew(nn.Module):
+    ENVELOPE = {'device_types': ['cpu'],
+                'inputs': [{'dtype': 'torch.float32', 'sizes': ['B', 16], 'contiguous': True}],
+                'parameter_dtypes': ['torch.float32'], 'eval_only': [], 'train_only': [], 'autograd': False}
+
+    def __init__(self, IN, OUT):
+        super().__init__()
+        self.fc = nn.Linear(IN, OUT)
+
+    def forward(self, x):
+        w, b = self.fc.weight, self.fc.bias
+        grad = torch.is_grad_enabled() and (x.requires_grad or w.requires_grad)
+        if (not grad and x.dim() == 2 and x.shape[0] >= 2 and x.shape[1] == w.shape[1] and x.dtype == torch.float32
+                and w.dtype == torch.float32 and b.dtype == torch.float32 and x.is_contiguous()
+                and w.is_contiguous() and x.device.type == 'cpu'):
+            K, N = w.shape[1], w.shape[0]
+            out = torch.empty((x.shape[0], N), dtype=x.dtype, device=x.device)
+            linear_relu_kernel[(x.shape[0],)](x, w, b, out, K, N, BLOCK_K=triton.next_power_of_2(K),
+                                              BLOCK_N=triton.next_power_of_2(N))
+            return out
+        return torch.relu(self.fc(x))

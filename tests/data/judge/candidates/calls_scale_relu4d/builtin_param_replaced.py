@@ -1,0 +1,143 @@
+# expect: verdict=invalid stage=correctness check=gradients reason~"The candidate's output does not require grad where the refer"
+# WRONG (the built-in proposer's own validated candidate, unchanged below this line): _envelope_tensors() lists the parameters on the first call, so a parameter replaced by a new nn.Parameter later (re-initialising / unfreezing a layer: model.scale = nn.Parameter(torch.ones(C)), weight tying) is never checked; a frozen model that was called once and then gets a fresh trainable parameter still takes the no-autograd Triton path, so the new parameter gets no gradient (backward raises, or silently skips it). The judge never rebinds a parameter.
+# AdaExplore built-in candidate: 1 Triton kernel(s): pointwise mul+add+relu; default block sizes
+# Judge: Validated: matches the reference on fresh and out-of-range inputs and runs Triton
+import torch
+import triton
+import triton.language as tl
+import torch.nn as nn
+
+
+def memory_order(t):
+    """t's dims from outermost to innermost in memory when t is dense (no gaps, no overlap); else None."""
+    order = sorted(range(t.dim()), key=lambda d: (-t.stride(d), -t.shape[d]))
+    expected = 1
+    for d in reversed(order):
+        if t.shape[d] != 1 and t.stride(d) != expected:
+            return None
+        expected *= t.shape[d]
+    return order
+
+
+def inner_sizes(shape, order):
+    """For each dim, the product of the sizes of the dims stored inside it (its step in a flat index)."""
+    inner, step = [1] * len(shape), 1
+    for d in reversed(order):
+        inner[d] = step
+        step *= shape[d]
+    return inner
+
+
+@triton.jit
+def mul_add_relu_0_kernel(in0_ptr, in1_ptr, in2_ptr, out0_ptr, n_elements, inner1, size1, in1_s1, in2_s1, BLOCK_SIZE: tl.constexpr):
+    # mul = mul(x, view)
+    # add = add(mul, view_1)
+    # relu = relu(add)
+    offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    i1 = offs // inner1 % size1
+    in0 = tl.load(in0_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    in1 = tl.load(in1_ptr + i1 * in1_s1, mask=mask, other=0.0).to(tl.float32)
+    in2 = tl.load(in2_ptr + i1 * in2_s1, mask=mask, other=0.0).to(tl.float32)
+    v_mul = ((in0) * (in1))
+    v_add = ((v_mul) + (in2))
+    v_relu = tl.maximum(v_add, 0.0, propagate_nan=tl.PropagateNan.ALL)
+    tl.store(out0_ptr + offs, v_relu.to(out0_ptr.dtype.element_ty), mask=mask)
+
+
+def mul_add_relu_0(a0, a1, a2):
+    shape = torch.broadcast_shapes(a0.shape, a1.shape, a2.shape)
+    assert len(shape) == 4, 'rank differs from the traced model'
+    order = memory_order(a0) or list(range(4))   # keep its layout
+    assert a0.shape == shape, 'input a0 must have the full output shape'
+    a0 = a0.permute(order).contiguous()   # no copy when already in that layout
+    a1 = a1.to(a0.device)
+    s1 = a1.expand(shape).stride()
+    assert s1[0] == 0 and s1[2] == 0 and s1[3] == 0, 'input a1 must broadcast as in the traced model'
+    a2 = a2.to(a0.device)
+    s2 = a2.expand(shape).stride()
+    assert s2[0] == 0 and s2[2] == 0 and s2[3] == 0, 'input a2 must broadcast as in the traced model'
+    inner = inner_sizes(shape, order)
+    out0 = torch.empty([shape[d] for d in order], device=a0.device, dtype=torch.float32)
+    grid = (triton.cdiv(out0.numel(), 1024),)
+    mul_add_relu_0_kernel[grid](a0, a1, a2, out0, out0.numel(), inner[1], shape[1], s1[1], s2[1], BLOCK_SIZE=1024, num_warps=4)
+    return out0.permute([order.index(d) for d in range(len(order))])
+
+
+class ModelNew(nn.Module):
+    """Model with its forward rewritten to Triton kernels by the AdaExplore built-in proposer (same constructor, same state_dict). Triton path: cpu float32 inputs (B, 8, 6, 6), train and eval, no autograd; every other call runs the original forward."""
+    ENVELOPE = {'device_types': ['cpu'],
+     'inputs': [{'dtype': 'torch.float32', 'sizes': ['B', 8, 6, 6], 'contiguous': True}],
+     'parameter_dtypes': ['torch.float32'],
+     'eval_only': [],
+     'train_only': [],
+     'autograd': False}   # the calls the Triton path is for (envelope.py)
+
+    def __init__(self, C):
+        super().__init__()
+        self.scale = nn.Parameter(torch.randn(C))
+        self.bias = nn.Parameter(torch.randn(C))
+
+    def _reference_forward(self, x):
+        return torch.relu(x * self.scale.view(1, -1, 1, 1) + self.bias.view(1, -1, 1, 1))
+
+    def forward(self, x):
+        if self._in_envelope([x]):
+            return self._triton_forward(x)
+        return self._reference_forward(x)
+
+    def _triton_forward(self, x):
+        scale = self.scale
+        view = scale.view(1, -1, 1, 1)
+        bias = self.bias
+        view_1 = bias.view(1, -1, 1, 1)
+        relu = mul_add_relu_0(x, view, view_1)
+        return relu
+
+    def _in_envelope(self, args):
+        """True for a call the Triton path was validated for (ENVELOPE); every other call runs the original forward."""
+        envelope = self.ENVELOPE
+        device = envelope['device_types'][0]
+        grad = torch.is_grad_enabled()
+        sizes = {}
+        for value, spec in zip(args, envelope['inputs']):
+            if 'sizes' not in spec:
+                if isinstance(value, torch.Tensor):
+                    return False
+                continue
+            if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.dim() != len(spec['sizes']):
+                return False
+            if (value.is_cuda if device == 'cuda' else value.device.type == device) is False:
+                return False
+            if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad):
+                return False
+            if spec.get('contiguous') and not value.is_contiguous():
+                return False
+            for size, want in zip(value.shape, spec['sizes']):
+                if isinstance(want, str):
+                    if size < 2 or sizes.setdefault(want, size) != size:
+                        return False
+                elif size != want:
+                    return False
+        for path in envelope['eval_only']:
+            if self.get_submodule(path).training:
+                return False
+        for path in envelope['train_only']:
+            if not self.get_submodule(path).training:
+                return False
+        for t in self._envelope_tensors():
+            if grad and t.requires_grad:
+                return False
+            if t.is_floating_point() and str(t.dtype) not in envelope['parameter_dtypes']:
+                return False
+            if (t.is_cuda if device == 'cuda' else t.device.type == device) is False:
+                return False
+        return True
+
+    def _envelope_tensors(self):
+        """The module's parameters and buffers, listed on the first call (listing them costs more than the rest
+        of the check). .to(), .half(), .cuda(), requires_grad_() and load_state_dict keep these tensors; a
+        parameter replaced by a new object after the first call is not seen."""
+        if not hasattr(self, 'envelope_listed'):
+            self.envelope_listed = list(self.parameters()) + list(self.buffers())
+        return self.envelope_listed
