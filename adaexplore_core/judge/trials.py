@@ -133,12 +133,16 @@ def has_integers(inputs: list[Any]) -> bool:
 
 
 def ignored_indices(inputs: list[Any], seed: int) -> list[Any]:
-    """Signed integer inputs with a tenth of their elements set to -100 (PyTorch's ``ignore_index``: padded
-    targets of a loss)."""
+    """Signed integer inputs with a tenth of their elements, and at least the first, set to -100 (PyTorch's
+    ``ignore_index``: padded targets of a loss)."""
     draws = Draws(seed)
-    return [x.masked_fill(torch.rand(x.shape, generator=draws.on(x.device), device=x.device) < 0.1, -100)
-            if isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool and x.is_signed()
-            else x for x in inputs]
+
+    def ignored(x: torch.Tensor) -> torch.Tensor:
+        pick = torch.rand(x.shape, generator=draws.on(x.device), device=x.device) < 0.1
+        pick.view(-1)[:1] = True                 # a small input gets one too
+        return x.masked_fill(pick, -100)
+    return [ignored(x) if isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool
+            and x.is_signed() and x.numel() else x for x in inputs]
 
 
 def broadcast_variants(inputs: list[Any]) -> list[tuple[int, list[Any]]]:

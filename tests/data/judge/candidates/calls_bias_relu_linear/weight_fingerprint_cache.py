@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=weights reason~"weights trial (train mode, one column changed)"
+# expect: verdict=invalid stage=correctness check=weights reason~"weights trial ("
 # WRONG: the transposed weight is cached and rebuilt only when a cheap fingerprint (shape, dtype, weight[0, 0]) changes; any weight update that leaves weight[0, 0] alone (zeroing an input feature's column to ablate/prune it, structured pruning of other rows, a checkpoint fine-tuned in other rows) leaves the Triton path on stale weights. The judge's only weight change (randomised weights) rewrites every element.
 import torch
 import triton

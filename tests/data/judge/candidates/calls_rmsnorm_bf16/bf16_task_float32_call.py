@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=dtypes reason~"float32 trial (float32 trial: output: 926 of 1024 elements o"
+# expect: verdict=invalid stage=correctness check=dtypes reason~"float32 trial (float32 trial: output:"
 # WRONG: for a bfloat16 task the kernel rounds the normalised row to bfloat16 before the weight multiply (harmless at bf16) and the dispatch accepts any dtype but float16; after model.float() (fp32 evaluation/export of a bf16-trained model) float32 calls reach the Triton path and come back with bf16 rounding (~4e-3 relative error). The judge tries other dtypes only for float32 tasks.
 import torch
 import triton
