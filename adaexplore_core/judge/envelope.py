@@ -148,12 +148,14 @@ def fixed_sizes(inputs: list[Any]) -> list[int]:
     where S is a symbol; the largest ``FIXED_SIZES_TRIED`` of them. A patch must follow them too (another
     image size, another row length), by its kernels or by falling back."""
     found = symbols(inputs)
-    sizes = set()
-    for x in tensor_inputs(inputs):
-        for dim in range(1, x.dim()):
-            if not (dim == 1 and "S" in found and x.dim() >= 3) and x.shape[dim] > 1:
-                sizes.add(int(x.shape[dim]))
+    sizes = {int(x.shape[dim]) for x in tensor_inputs(inputs) for dim in range(x.dim())
+             if _fixed(x, dim, found) and x.shape[dim] > 1}
     return sorted(sizes, reverse=True)[:FIXED_SIZES_TRIED]
+
+
+def _fixed(x: torch.Tensor, dim: int, found: dict[str, tuple[int, int]]) -> bool:
+    """Whether ``dim`` of input ``x`` is one no size symbol varies: not dim 0 (B), nor dim 1 where S is one."""
+    return dim >= 1 and not (dim == 1 and "S" in found and x.dim() >= 3)
 
 
 def resized_fixed(inputs: list[Any], size: int, new: int, seed: int) -> list[Any]:
@@ -164,8 +166,7 @@ def resized_fixed(inputs: list[Any], size: int, new: int, seed: int) -> list[Any
     out = []
     for x in inputs:
         if isinstance(x, torch.Tensor):
-            shape = [new if dim >= 1 and n == size and not (dim == 1 and "S" in found and x.dim() >= 3) else n
-                     for dim, n in enumerate(x.shape)]
+            shape = [new if n == size and _fixed(x, dim, found) else n for dim, n in enumerate(x.shape)]
             x = _like(x, shape, draws)
         out.append(x)
     return out

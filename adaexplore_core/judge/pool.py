@@ -565,11 +565,11 @@ class _Slot(threading.Thread):
         watch.pause(False)
         member = _Timed(self, request, watch)
         if request.options.get("whole_gpu"):          # it holds the GPU alone already, and for itself only
-            outcome = _time_together(self.pool, self.device, [member])[0]
+            outcome = _time_together(self.pool, self.device, [member], self._rounds(request))[0]
         else:
             self._release_gpu()                       # a forged "time" inside the trials must not deadlock
             outcome = self.pool._desks[self.device].time(
-                self, self._timing_kind(request), member, lambda group: _time_together(self.pool, self.device, group))
+                self, self._timing_kind(request), member, lambda group: _time_together(self.pool, self.device, group, self._rounds(request)))
         if isinstance(outcome, _Stop):
             raise outcome
         return outcome
@@ -587,7 +587,8 @@ class _Timed:
         return self.slot._candidate_samples(self.request, self.watch, message, expect)
 
 
-def _time_together(pool: "JudgePool", device: str, group: list[_Timed]) -> list[Timing | Verdict | _Stop]:
+def _time_together(pool: "JudgePool", device: str, group: list[_Timed], rounds: int
+                   ) -> list[Timing | Verdict | _Stop]:
     """Time the candidates of ``group`` (one task) in the same rounds: each round measures one baseline, every
     candidate, then the other baseline, in the reverse order the next round. The GPU is held alone by the caller.
     Returns, per candidate, its Timing, the verdict of a timing that cannot be true, or the _Stop of a candidate
@@ -601,7 +602,7 @@ def _time_together(pool: "JudgePool", device: str, group: list[_Timed]) -> list[
     try:
         with baseline.lock:
             facts = baseline.prepare(first.task)
-            for r in range(group[0].slot._rounds(first)):
+            for r in range(rounds):
                 active = [m for m in group if m not in outcomes]
                 if not active:
                     break

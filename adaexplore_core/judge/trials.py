@@ -47,14 +47,18 @@ def randomize_state(module: torch.nn.Module, seed: int) -> int:
         for tensor in list(module.parameters()) + _state_buffers(module):
             if not tensor.is_floating_point() or tensor.numel() == 0:
                 continue
-            spread = float(tensor.detach().double().std()) if tensor.numel() > 1 else 0.0
-            spread = spread if spread > 0 else 0.5
-            value = tensor * _uniform_like(tensor, 0.5, 1.5, draws) + _uniform_like(tensor, -spread, spread, draws)
-            if bool((tensor >= 0).all()):
-                value = value.abs()
-            tensor.copy_(value)
+            tensor.copy_(_perturbed(tensor, draws))
             changed += 1
     return changed
+
+
+def _perturbed(tensor: torch.Tensor, draws: Draws) -> torch.Tensor:
+    """New values for ``tensor``: each scaled by a factor in [0.5, 1.5) and shifted by noise of its spread (0.5
+    for constant tensors); never negative where the tensor is not (variances)."""
+    spread = float(tensor.detach().double().std()) if tensor.numel() > 1 else 0.0
+    spread = spread if spread > 0 else 0.5
+    value = tensor * _uniform_like(tensor, 0.5, 1.5, draws) + _uniform_like(tensor, -spread, spread, draws)
+    return value.abs() if bool((tensor >= 0).all()) else value
 
 
 def _state_buffers(module: torch.nn.Module) -> list[torch.Tensor]:
@@ -199,12 +203,7 @@ def changed_in_place(module: torch.nn.Module, seed: int, pattern: str) -> int:
                     where[..., int(torch.randint(tensor.shape[-1], (1,), generator=g, device=tensor.device))] = True
             else:
                 where = torch.rand(tensor.shape, generator=g, device=tensor.device) < 0.25
-            spread = float(tensor.detach().double().std()) if tensor.numel() > 1 else 0.0
-            spread = spread if spread > 0 else 0.5
-            value = tensor * _uniform_like(tensor, 0.5, 1.5, draws) + _uniform_like(tensor, -spread, spread, draws)
-            if bool((tensor >= 0).all()):
-                value = value.abs()
-            tensor.copy_(torch.where(where, value, tensor))
+            tensor.copy_(torch.where(where, _perturbed(tensor, draws), tensor))
             changed += 1
     return changed
 

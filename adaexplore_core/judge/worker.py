@@ -620,16 +620,16 @@ class Judging:
             shift = ood.shift_of(base)
             # far above zero, compared as it is (the float64 evaluation decides where the reference itself
             # loses precision): a one-pass variance or an unshifted exp fails there
-            for label, values, scale in (("inputs x50 trial", ood.scaled(base), ood.SCALE),
-                                         ("shifted inputs trial (below zero)", ood.shifted(base), shift),
-                                         ("shifted inputs trial (above zero)", ood.shifted(base, +1.0), shift),
-                                         ("shifted inputs trial (far above zero)", ood.shifted(base, ood.FAR_SHIFT),
-                                          1.0),
-                                         ("tied values trial (inputs rounded)", ood.rounded(base), 1.0),
-                                         ("masked values trial (-inf in the first quarter of each row)",
-                                          ood.masked_prefix(base), 1.0)):
-                # -inf is tried where the reference stays finite with it (masked attention scores)
-                inputs = Inputs(values, label, atol_scale=scale, finite_reference="-inf" in label)
+            # the -inf trial only where the reference stays finite with it (masked attention scores)
+            for label, values, scale, finite in (
+                    ("inputs x50 trial", ood.scaled(base), ood.SCALE, False),
+                    ("shifted inputs trial (below zero)", ood.shifted(base), shift, False),
+                    ("shifted inputs trial (above zero)", ood.shifted(base, +1.0), shift, False),
+                    ("shifted inputs trial (far above zero)", ood.shifted(base, ood.FAR_SHIFT), 1.0, False),
+                    ("tied values trial (inputs rounded)", ood.rounded(base), 1.0, False),
+                    ("masked values trial (-inf in the first quarter of each row)", ood.masked_prefix(base), 1.0,
+                     True)):
+                inputs = Inputs(values, label, atol_scale=scale, finite_reference=finite)
                 (done if self.trial(reference, candidate, inputs, normal=False, skippable=True)
                  else skipped).append(label.replace(" trial", ""))
         if ood.has_integers(base):
@@ -784,10 +784,9 @@ class Judging:
         transposed or permuted tensor, a slice of a wider one, channels_last images (``envelope.in_layout``);
         may fall back."""
         accepted, details = ["contiguous"], []
+        values, note = self.envelope_inputs(task)
         for layout in envelopes.LAYOUTS:
-            values, note = self.envelope_inputs(task)
             changed = envelopes.in_layout(values, layout)
-            del values
             if changed is None:
                 continue
             label = f"layout trial ({layout.replace('_', ' ')} inputs)"
@@ -899,21 +898,20 @@ class Judging:
         if any(True for _ in reference.parameters()):
             # the old parameters frozen, new ones (same values) training: a patch that listed its parameters
             # once still sees frozen ones and skips autograd
-            flags = {}
+            replaced = []                   # (the new parameter, the old one's requires_grad)
             for model in (reference, candidate):
-                for path, owner in model.named_modules():
+                for owner in model.modules():
                     for pname, p in list(owner.named_parameters(recurse=False)):
-                        flags[(id(model), path, pname)] = p.requires_grad
+                        new = torch.nn.Parameter(p.detach().clone(), requires_grad=True)
+                        replaced.append((new, p.requires_grad))
                         p.requires_grad_(False)
-                        setattr(owner, pname, torch.nn.Parameter(p.detach().clone(), requires_grad=True))
+                        setattr(owner, pname, new)
             try:
                 ran = self.gradient_trial(task, reference, candidate, "parameters",
                                           "gradient trial (parameters replaced by new ones, inputs without grad)")
             finally:
-                for model in (reference, candidate):
-                    for path, owner in model.named_modules():
-                        for pname, p in owner.named_parameters(recurse=False):
-                            p.requires_grad_(flags.get((id(model), path, pname), True))
+                for new, requires_grad in replaced:
+                    new.requires_grad_(requires_grad)
             if ran is not None and ran[0] is not None:
                 details.append("gradient trial (parameters replaced by new ones)")
         self.pass_check("program", "matched the reference: " + "; ".join(details))

@@ -164,9 +164,6 @@ class Slot:
         self.name, self.log, self.ms, self.stop_at, self.measured = name, log, ms, stop_at, 0
         self.pool = SimpleNamespace(config=JudgeConfig())
 
-    def _rounds(self, request):
-        return 4
-
     def _candidate_samples(self, request, watch, ask, expect):
         if ask["type"] == "completion":
             return {"event_ms": self.ms, "wall_ms": self.ms}
@@ -180,7 +177,7 @@ class Slot:
 def group_of(log, *slots, baseline=None):
     pool = SimpleNamespace(config=JudgeConfig(), _baseline_for=lambda device: baseline or Baseline(log))
     members = [_Timed(s, SimpleNamespace(task={}, options={"rounds": 4}), None) for s in slots]
-    return _time_together(pool, "cuda:0", members)
+    return _time_together(pool, "cuda:0", members, 4)
 
 
 def test_candidates_of_a_group_share_every_round_of_the_baselines():
