@@ -1,12 +1,16 @@
 -- AdaExplore for Neovim 0.11+: the language server (python -m adaexplore_server) plus what Neovim does not
--- do on its own: refresh code lenses when a search ends (Neovim ignores the server's refresh request), keep
--- a progress line for the statusline, and commands to optimize, list and cancel jobs, preview and apply.
+-- do on its own: refresh code lenses when a search ends (Neovim before 0.12 ignores the server's refresh
+-- request), keep a progress line for the statusline, and commands to optimize, list and cancel jobs,
+-- preview and apply. plugin/adaexplore.lua registers the commands and autocommands at start-up, so
+-- vim.lsp.enable("adaexplore") (with lsp/adaexplore.lua) is enough; setup() also chooses Python and settings:
 --
 --   require("adaexplore").setup({ python = "python3", settings = { steps = 20, device = "auto" } })
 local M = {}
 
 M.status_text = ""             -- e.g. "AdaExplore: step 3/20 · best 1.42x" while a search runs
-local CLIENT = "adaexplore"
+local config = require("adaexplore.config")
+local lens = require("adaexplore.lens")
+local CLIENT = config.name
 
 local function client(bufnr)
   return vim.lsp.get_clients({ name = CLIENT, bufnr = bufnr })[1]
@@ -31,9 +35,7 @@ end
 
 local function refresh_lenses()
   for _, c in ipairs(vim.lsp.get_clients({ name = CLIENT })) do
-    for bufnr in pairs(c.attached_buffers) do
-      vim.lsp.codelens.refresh({ bufnr = bufnr })
-    end
+    for bufnr in pairs(c.attached_buffers) do lens.refresh(bufnr) end
   end
 end
 
@@ -105,49 +107,56 @@ function M.cancel(job_id)
   end)
 end
 
---- Register the server (vim.lsp.config / vim.lsp.enable) and the helpers.
-function M.setup(opts)
-  opts = opts or {}
-  vim.lsp.config(CLIENT, {
-    cmd = opts.cmd or { opts.python or "python3", "-m", "adaexplore_server" },
-    filetypes = { "python" },
-    root_markers = { "pyproject.toml", "setup.py", ".git" },
-    init_options = opts.settings or {},
-    settings = { adaexplore = opts.settings or {} },
-  })
-  vim.lsp.enable(CLIENT)
+local COMMANDS = {
+  AdaExploreOptimize = { function() M.optimize() end, "search for a Triton replacement of the module at the cursor" },
+  AdaExplorePreview = { function() M.preview() end, "open the file the result would give" },
+  AdaExploreApply = { function() M.apply() end, "apply the result (the original class stays as <Class>Reference)" },
+  AdaExploreJobs = { function() M.jobs() end, "list this session's jobs" },
+  AdaExploreCancel = { function() M.cancel() end, "cancel a running job" },
+}
+M.commands = vim.tbl_keys(COMMANDS)
+table.sort(M.commands)
+
+local function on_progress(ev)
+  local c = vim.lsp.get_client_by_id(ev.data.client_id)
+  if not c or c.name ~= CLIENT then return end
+  local value = ev.data.params.value or {}
+  if value.kind == "end" then
+    M.status_text = ""
+    refresh_lenses()                     -- the result is there: show its lens now
+  else
+    M.status_text = "AdaExplore: " .. (value.message or value.title or "")
+  end
+  vim.cmd.redrawstatus()
+end
+
+--- The commands and autocommands (lenses, progress); plugin/adaexplore.lua calls this at start-up. Safe to
+--- call again: it replaces what an earlier call made.
+function M.register()
   local group = vim.api.nvim_create_augroup("adaexplore", { clear = true })
-  vim.api.nvim_create_autocmd("LspProgress", {
-    group = group,
-    callback = function(ev)
-      local c = vim.lsp.get_client_by_id(ev.data.client_id)
-      if not c or c.name ~= CLIENT then return end
-      local value = ev.data.params.value or {}
-      if value.kind == "end" then
-        M.status_text = ""
-        refresh_lenses()                     -- the result is there: show its lens now
-      else
-        M.status_text = "AdaExplore: " .. (value.message or value.title or "")
-      end
-      vim.cmd.redrawstatus()
-    end,
-  })
+  vim.api.nvim_create_autocmd("LspProgress", { group = group, callback = on_progress })
   vim.api.nvim_create_autocmd("LspAttach", {
     group = group,
     callback = function(ev)
       local c = vim.lsp.get_client_by_id(ev.data.client_id)
-      if c and c.name == CLIENT then vim.lsp.codelens.refresh({ bufnr = ev.buf }) end
+      if c and c.name == CLIENT then lens.attach(ev.buf) end
     end,
   })
   vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost" }, {
     group = group, pattern = "*.py", callback = function(ev)
-      if client(ev.buf) then vim.lsp.codelens.refresh({ bufnr = ev.buf }) end
+      if client(ev.buf) then lens.changed(ev.buf) end
     end,
   })
-  for name, fn in pairs({ AdaExploreOptimize = M.optimize, AdaExplorePreview = M.preview, AdaExploreApply = M.apply,
-                          AdaExploreJobs = function() M.jobs() end, AdaExploreCancel = function() M.cancel() end }) do
-    vim.api.nvim_create_user_command(name, fn, {})
+  for name, spec in pairs(COMMANDS) do
+    vim.api.nvim_create_user_command(name, spec[1], { desc = "AdaExplore: " .. spec[2] })
   end
+end
+
+--- Configure the server (opts: python, cmd, settings; see :help adaexplore-setup) and enable it.
+function M.setup(opts)
+  vim.lsp.config(CLIENT, config.server(opts))
+  vim.lsp.enable(CLIENT)
+  M.register()
 end
 
 --- For the statusline: %{v:lua.require'adaexplore'.status()}

@@ -1,6 +1,7 @@
 -- Drives the AdaExplore language server from headless Neovim (a second real LSP client):
 -- open a module, take the "Optimize" code action, follow the progress, read the code lens, apply the result
--- (Neovim applies the server's workspace/applyEdit itself), then write what happened to a JSON file.
+-- (confirming the server's question about an untimed result; Neovim applies the server's workspace/applyEdit
+-- itself), then write what happened to a JSON file.
 -- Arguments (environment): ADAEXPLORE_PYTHON, ADAEXPLORE_FILE, ADAEXPLORE_CACHE, ADAEXPLORE_REPORT.
 local python = os.getenv("ADAEXPLORE_PYTHON")
 local file = os.getenv("ADAEXPLORE_FILE")
@@ -30,12 +31,24 @@ vim.api.nvim_create_autocmd("LspProgress", {
 vim.cmd("edit " .. vim.fn.fnameescape(file))
 local bufnr = vim.api.nvim_get_current_buf()
 local settings = { adaexplore = { steps = 2, device = "cpu", cacheDir = cache } }
+-- The server asks before applying a result that was never timed (window/showMessageRequest); answer as a
+-- user who picks "Apply ..." would, and keep the question for the report.
+report.questions = {}
+local function answer_question(_, params)
+  local titles = vim.tbl_map(function(action) return action.title end, params.actions or {})
+  table.insert(report.questions, { message = params.message, actions = titles })
+  for _, action in ipairs(params.actions or {}) do
+    if action.title:match("^Apply") then return action end
+  end
+  return vim.NIL
+end
 local client_id = vim.lsp.start({
   name = "adaexplore",
   cmd = { python, "-m", "adaexplore_server" },
   root_dir = vim.fn.fnamemodify(file, ":h"),
   init_options = settings.adaexplore,
   settings = settings,
+  handlers = { ["window/showMessageRequest"] = answer_question },
 })
 if not vim.wait(20000, function() return vim.lsp.get_client_by_id(client_id).initialized end, 50) then
   return fail("the server did not initialize")

@@ -15,6 +15,7 @@ local function fail(message)
 end
 
 local ada = require("adaexplore")
+local lens = require("adaexplore.lens")   -- the lenses Neovim shows, whatever its version
 ada.setup({ python = os.getenv("ADAEXPLORE_PYTHON"),
             settings = { steps = 2, device = "cpu", cacheDir = os.getenv("ADAEXPLORE_CACHE") } })
 vim.api.nvim_create_autocmd("LspProgress", { callback = function()
@@ -53,15 +54,17 @@ if not done then return fail("the job did not finish") end
 report.first = done
 -- the helper refreshes the lenses when the progress ends; no manual refresh here
 vim.wait(5000, function()
-  for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
-    if lens.command and lens.command.title:find("validated") then return true end
+  for _, item in ipairs(lens.get(bufnr)) do
+    if item.command and item.command.title:find("validated") then return true end
   end
   return false
 end, 50)
 report.lenses = {}
-for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
-  table.insert(report.lenses, lens.command and lens.command.title or "")
+for _, item in ipairs(lens.get(bufnr)) do
+  table.insert(report.lenses, item.command and item.command.title or "")
 end
+-- the progress's end clears the status line (on 0.12 the lens may show before that end arrives)
+vim.wait(5000, function() return ada.status() == "" end, 20)
 report.status_after = ada.status()
 
 ada.last_job = nil
