@@ -1,5 +1,7 @@
 """Search jobs of the language server: each one is ``adaexplore optimize ... --events -`` in a subprocess of
 its own process group (cancel = interrupt the group, then kill it), read event by event from its stdout.
+The engine dies with the server however the server ends (a parent-death signal: the event loop's thread starts
+it and lives as long as the server), and the engine's judge processes die with the engine (its pool's reaper).
 
 Jobs wait in per-device queues (one search per GPU and one on the CPU at a time; see queue_keys). The server
 process itself never imports torch: the engine runs in the subprocess, with the interpreter the server
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from adaexplore_core.devices import cuda_device_count
+from adaexplore_core.judge.lifetime import die_with_parent
 from adaexplore_core.search.events import EventError, parse_line
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -152,7 +155,7 @@ class JobManager:
         job.process = await asyncio.create_subprocess_exec(
             *self.command(job, reference), cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-            limit=16 * 1024 * 1024)
+            preexec_fn=die_with_parent(), limit=16 * 1024 * 1024)
         try:                                   # the search yields the CPU to the editor (children inherit)
             os.setpriority(os.PRIO_PROCESS, job.process.pid, ENGINE_NICENESS)
         except (OSError, AttributeError):
@@ -267,4 +270,5 @@ def read_result(job: Job) -> dict[str, Any] | None:
     source = best_path.read_text() if best and best_path.exists() else ""
     return {"class": job.class_name, "digest": job.digest, "uri": job.uri, "job": job.id,
             "finished": time.time(), "steps": report.get("steps"), "valid": report.get("valid"),
-            "best": best, "best_source": source, "device": job.device, "proposer": job.proposer}
+            "best": best, "best_source": source, "device": job.device, "proposer": job.proposer,
+            "rejections": report.get("rejections", [])}

@@ -7,7 +7,8 @@ candidate's process and the device's baseline process (``baseline.py``, eager an
 by a candidate) are measured back to back, and the pool computes the speedups and their intervals
 (``stats.py``), rejecting times under the roofline and work the timer did not see. A candidate's clock runs only
 while its own code can be running. A candidate that hangs, crashes or grows past the memory limit is killed; it
-gets the verdict. This module never imports torch.
+gets the verdict. Every process the pool starts dies with it, however the pool's process ends (``lifetime.py``).
+This module never imports torch.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from typing import Any
 from ..task import TaskSpec
 from . import guard, stats
 from .desk import TimingDesk
+from .lifetime import Reaper, die_with_parent, kill_sessions
 from .protocol import JudgeRequest, decode, encode, scrubbed_environment
 from .verdict import Check, Timing, Verdict, error, invalid
 
@@ -40,6 +42,7 @@ SANDBOX_OPT_OUT = "ADAEXPLORE_SANDBOX"
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 STACK_DUMP_SECONDS = 0.5   # for a timed-out candidate to write its stacks
 POLL_SECONDS = 0.05
+CLOSE_JOIN_SECONDS = 10.0  # for a slot's thread to see its killed processes and end
 
 
 def default_memory_limit_mb(workers: int = 1) -> int:
@@ -100,9 +103,11 @@ class GpuLock:
 
 
 class _Process:
-    """One judge process (a zygote or a baseline process) and its protocol pipes."""
+    """One judge process (a zygote or a baseline process) and its protocol pipes. It leads a session of its own,
+    which ``reaper`` watches; it dies with the thread that starts it (a slot's, which lives as long as the pool)."""
 
-    def __init__(self, module: str, device: str, config: JudgeConfig, log_path: Path, workdir: Path) -> None:
+    def __init__(self, module: str, device: str, config: JudgeConfig, log_path: Path, workdir: Path,
+                 reaper: Reaper) -> None:
         env = scrubbed_environment()
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_ROOT, env.get("PYTHONPATH")]))
         env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -121,8 +126,10 @@ class _Process:
         self.proc = subprocess.Popen(
             [config.python, "-m", module, device, str(workdir)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env,
-            cwd=workdir, start_new_session=True,
+            cwd=workdir, start_new_session=True, preexec_fn=die_with_parent(),
         )
+        self.reaper = reaper
+        reaper.watch(self.proc.pid)
         self._buffer = b""
         self.env: dict[str, Any] = {}
         self.ready: dict[str, Any] = {}
@@ -179,12 +186,10 @@ class _Process:
         return f"exited with status {code}"
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        """Kill the process and everything in its session (its candidates and what they started)."""
+        kill_sessions({self.proc.pid})
         self.proc.wait()
+        self.reaper.forget(self.proc.pid)
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 if stream:
@@ -229,7 +234,7 @@ class _Baseline:
         if self.proc is None or self.proc.proc.poll() is not None:
             name = f"baseline-{self.device.replace(':', '')}"
             self.proc = _Process("adaexplore_core.judge.baseline", self.device, config,
-                                 self.pool._dir / f"{name}.log", self.pool._dir / name)
+                                 self.pool._dir / f"{name}.log", self.pool._dir / name, self.pool._reaper)
             if not self.proc.wait_ready(config.startup_timeout_s):
                 tail = self.proc.log_tail()
                 self.proc.kill()
@@ -321,11 +326,15 @@ class _Slot(threading.Thread):
             job = self.pool._queue.get()
             if job is None:
                 break
-            if job.future.set_running_or_notify_cancel():
+            if self.pool._closed:
+                job.future.cancel()
+            elif job.future.set_running_or_notify_cancel():
                 try:
                     verdict = self._judge_with_memory(job.request)
                 except Exception as e:  # noqa: BLE001 - the pool must answer every job
                     verdict = error("internal", f"The judge pool failed: {type(e).__name__}: {e}")
+                if self.pool._closed:                  # its processes were killed by the close, not by itself
+                    verdict = error("internal", "The judge pool was closed while the candidate was judged")
                 job.future.set_result(verdict)
         _kill_group(self.child)
         if self.zygote:
@@ -343,8 +352,10 @@ class _Slot(threading.Thread):
 
     def _start_zygote(self) -> _Process | Verdict:
         name = f"zygote-{self.device.replace(':', '')}-{self.index}"
+        if self.pool._closed:
+            return error("internal", "The judge pool is closed")
         zygote = _Process("adaexplore_core.judge.zygote", self.device, self.pool.config,
-                          self.pool._dir / f"{name}.log", self.pool._dir / name)
+                          self.pool._dir / f"{name}.log", self.pool._dir / name, self.pool._reaper)
         if zygote.wait_ready(self.pool.config.startup_timeout_s):
             problems = zygote.ready.get("sandbox_problems") or []
             if problems:
@@ -723,10 +734,11 @@ class JudgePool:
         self._ids = itertools.count(1)
         self._tmp = tempfile.TemporaryDirectory(prefix="adaexplore-pool-")
         self._dir = Path(self._tmp.name)
+        self._closed = False
+        self._reaper = Reaper(config.python)
         self._slots = [_Slot(self, d, i) for d in config.devices for i in range(config.workers_per_device)]
         for slot in self._slots:
             slot.start()
-        self._closed = False
 
     def submit(self, task: TaskSpec, candidate_source: str, *, trials: int | None = None,
                timing: bool | None = None, tolerance: dict[str, float] | None = None,
@@ -762,15 +774,26 @@ class JudgePool:
         return self.submit(task, candidate_source, **kwargs).result()
 
     def close(self) -> None:
+        """End every judge process now, then the slots' threads: a candidate being judged gets an error verdict
+        saying so (it does not run on to its time limit), a queued one is cancelled."""
         if self._closed:
             return
         self._closed = True
+        while True:
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if job is not None:
+                job.future.cancel()
+        self._reaper.kill_all()                   # a slow candidate must not hold the close up
         for _ in self._slots:
             self._queue.put(None)
         for slot in self._slots:
-            slot.join()
+            slot.join(CLOSE_JOIN_SECONDS)
         for baseline in self._baselines.values():
             baseline.close()
+        self._reaper.close()                      # whatever a slot started meanwhile
         self._tmp.cleanup()
 
     def __enter__(self) -> "JudgePool":

@@ -4,7 +4,8 @@ Run as ``python -m adaexplore_core.judge.zygote DEVICE WORKDIR`` by the pool. It
 (seconds saved per candidate) but never initialises CUDA and never runs candidate code, so every child starts
 from the same clean state. Per request: fork; the child makes its own folder, enters the OS sandbox, judges,
 sends its verdict and exits; the zygote reports the child's pid when it starts and its exit status when it ends
-(a crash is a verdict too). Messages go to the pool on the inherited protocol descriptors.
+(a crash is a verdict too). Messages go to the pool on the inherited protocol descriptors. A child dies with
+the zygote (a parent-death signal, set before the sandbox), and the zygote with the pool (``lifetime.py``).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import sandbox
+from .lifetime import set_parent_death_signal
 from .protocol import JudgeRequest
 from .verdict import error
 
@@ -98,11 +100,13 @@ def main() -> int:
         request = JudgeRequest.from_message(message)
         folder = workdir / f"candidate-{request.id}"
         sys.stderr.flush()
+        zygote = os.getpid()
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
                 os.setpgid(0, 0)                       # the pool kills the candidate with all it started
+                set_parent_death_signal(zygote)        # and it dies with the zygote
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)   # stacks on a timeout
                 _child(channel, request, device, folder, counter, env, exec_paths)

@@ -1,11 +1,13 @@
 """Which queue a search waits in: one for the CPU, one for the GPUs; "auto" is resolved by asking the
-engine's Python (a subprocess) how many GPUs torch sees, once."""
+engine's Python (a subprocess) how many GPUs torch sees, once; and what a finished job's result carries.
+(That no process of a job outlives it: test_job_lifetime.py.)"""
 from __future__ import annotations
 
 import asyncio
+import json
 import stat
 
-from adaexplore_server.jobs import JobManager, queue_keys
+from adaexplore_server.jobs import Job, JobManager, queue_keys, read_result
 
 
 def test_queue_keys():
@@ -44,3 +46,20 @@ def test_a_job_on_one_gpu_does_not_wait_for_another_gpu(tmp_path):
         return manager.busy("cuda:0"), manager.busy("cuda:1"), manager.busy("cuda")
 
     assert asyncio.run(scenario()) == (True, False, True)
+
+
+def finished_job(tmp_path, report: dict) -> Job:
+    job = Job(uri="file:///m.py", class_name="M", digest="d", version=1, content_key="k", device="cpu", steps=1,
+              proposer="builtin", workdir=tmp_path)
+    job.out.mkdir(parents=True)
+    (job.out / "report.json").write_text(json.dumps(report))
+    return job
+
+
+def test_the_result_carries_the_reports_rejection_summary(tmp_path):
+    rejections = [{"stage": "guard", "count": 2, "example": "import of 'os' is not allowed"}]
+    result = read_result(finished_job(tmp_path / "a", {"steps": 2, "valid": 0, "best": None,
+                                                       "rejections": rejections}))
+    assert result["rejections"] == rejections and result["steps"] == 2
+    older = read_result(finished_job(tmp_path / "b", {"steps": 1, "valid": 1, "best": None}))
+    assert older["rejections"] == []                  # a report written before the field existed
