@@ -341,18 +341,81 @@ def inputs_stub(module: ModuleClass) -> tuple[Position, str]:
 
 
 def top_level_names(text: str) -> set[str]:
-    """Names defined at the top level (functions, classes, simple assignments), for merging a patch."""
-    root = parse(text)
-    names = set()
-    for node in root.children:
+    """Names bound at the top level, for merging a patch: functions, classes, assignment targets (tuples,
+    lists, starred, annotated, chained, augmented), for/with targets and imports, also inside top-level
+    if/try/with/for/while blocks (not inside functions or classes)."""
+    names: set[str] = set()
+    _bind_statements(parse(text).children, names)
+    return names
+
+
+_BLOCK_STATEMENTS = ("if_statement", "elif_clause", "else_clause", "try_statement", "except_clause",
+                     "finally_clause", "with_statement", "for_statement", "while_statement", "block")
+
+
+def _bind_statements(nodes: list[Node], names: set[str]) -> None:
+    for node in nodes:
         target = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
         if target is None:
             continue
-        if target.type in ("function_definition", "class_definition") and target.child_by_field_name("name"):
-            names.add(target.child_by_field_name("name").text.decode())
-        elif target.type == "expression_statement" and target.named_children and \
-                target.named_children[0].type == "assignment":
-            left = target.named_children[0].child_by_field_name("left")
-            if left is not None and left.type == "identifier":
-                names.add(left.text.decode())
-    return names
+        kind = target.type
+        if kind in ("function_definition", "class_definition") and target.child_by_field_name("name"):
+            names.add(_text(target.child_by_field_name("name")))
+        elif kind == "expression_statement":
+            for child in target.named_children:
+                _bind_assignment(child, names)
+        elif kind in ("import_statement", "import_from_statement"):
+            _bind_imports(target, names)
+        else:
+            if kind == "for_statement":
+                _bind_pattern(target.child_by_field_name("left"), names)
+            elif kind == "with_statement":
+                for alias in _descendants(target, "as_pattern_target", stop=("block",)):
+                    _bind_pattern(alias, names)
+            if kind in _BLOCK_STATEMENTS:
+                _bind_statements(target.named_children, names)
+
+
+def _bind_assignment(node: Node, names: set[str]) -> None:
+    """``a = b = 1``, ``a, *b = ...``, ``a: int = 1``, ``a += 1``."""
+    while node is not None and node.type in ("assignment", "augmented_assignment"):
+        _bind_pattern(node.child_by_field_name("left"), names)
+        node = node.child_by_field_name("right")
+
+
+def _bind_pattern(node: Node | None, names: set[str]) -> None:
+    """The names a target binds: identifiers, inside tuple/list patterns and starred; not attributes or
+    subscripts (they bind no new name)."""
+    if node is None:
+        return
+    if node.type == "identifier":
+        names.add(_text(node))
+    elif node.type in ("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list",
+                       "list_splat_pattern", "list_splat", "parenthesized_expression", "as_pattern_target"):
+        for child in node.named_children:
+            _bind_pattern(child, names)
+
+
+def _bind_imports(node: Node, names: set[str]) -> None:
+    """``import a.b`` binds a; ``import a as b`` and ``from m import a as b`` bind b; ``from m import a``
+    binds a."""
+    from_import = node.type == "import_from_statement"
+    for child in node.children_by_field_name("name"):
+        if child.type == "aliased_import":
+            names.add(_text(child.child_by_field_name("alias")))
+        elif child.type == "dotted_name" and child.named_children:
+            names.add(_text(child.named_children[-1] if from_import else child.named_children[0]))
+
+
+def _descendants(node: Node, kind: str, stop: tuple[str, ...]) -> list[Node]:
+    found = []
+    for child in node.named_children:
+        if child.type == kind:
+            found.append(child)
+        elif child.type not in stop:
+            found += _descendants(child, kind, stop)
+    return found
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", errors="replace") if node.text else ""

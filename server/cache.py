@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import re
+import shutil
+import sqlite3
 import time
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from adaexplore_core.jsonstore import PickledRowError, open_json_cache, private_directory
 
+log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 MEMO_SECONDS = 60.0
 MEMO_ROWS = 10_000
@@ -99,3 +105,92 @@ class ResultCache:
 
     def close(self) -> None:
         self._cache.close()
+
+
+@dataclass(frozen=True)
+class CacheProblem:
+    """Why the cache is off: the folder, what went wrong, and whether ``clear`` may remove the folder (it
+    holds only the cache's own files)."""
+
+    directory: Path
+    error: str
+    clearable: bool
+
+    def message(self) -> str:
+        fix = "Clear it (the results it holds are lost), or move it away" if self.clearable else \
+            "Move it away or clear it, or make it writable"
+        return (f"AdaExplore: the result cache in {self.directory} cannot be used ({self.error}). The server runs "
+                f"without it: results are not kept between sessions. {fix}, or set adaexplore.cacheDir to "
+                "another folder.")
+
+
+_CACHE_FILE = re.compile(r"cache\.db(-wal|-shm|-journal)?|[0-9a-f]{2}")
+
+
+class GuardedCache:
+    """The result cache, or none: when the folder cannot be opened, read or written (read-only, corrupt),
+    the server runs without it; ``on_problem`` hears of it once."""
+
+    def __init__(self, directory: Path, on_problem: Callable[[CacheProblem], None]) -> None:
+        self.base = Path(directory)
+        self.on_problem = on_problem
+        self.problem: CacheProblem | None = None
+        self._cache: ResultCache | None = None
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self._call(lambda cache: cache.get(key))
+
+    def latest(self, uri: str, class_name: str) -> tuple[str, dict[str, Any]] | None:
+        return self._call(lambda cache: cache.latest(uri, class_name))
+
+    def put(self, key: str, uri: str, class_name: str, result: dict[str, Any]) -> None:
+        self._call(lambda cache: cache.put(key, uri, class_name, result))
+
+    def _call(self, operation: Callable[[ResultCache], Any]) -> Any:
+        if self.problem is not None:
+            return None
+        try:
+            if self._cache is None:
+                self._cache = ResultCache(self.base)
+            return operation(self._cache)
+        except PickledRowError as e:
+            log.warning("%s: %s", self.base, e)
+            return None
+        except (OSError, sqlite3.Error) as e:
+            self._fail(e)
+            return None
+
+    def _fail(self, error: Exception) -> None:
+        results = self.base / "results"
+        self.problem = CacheProblem(self.base, f"{type(error).__name__}: {error}",
+                                    clearable=isinstance(error, sqlite3.DatabaseError) and _only_cache_files(results))
+        self.close()
+        self.on_problem(self.problem)
+
+    def clear(self) -> bool:
+        """Remove the cache's folder of results (only when it holds only the cache's files), then use it again."""
+        results = self.base / "results"
+        if self.problem is None or not self.problem.clearable or not _only_cache_files(results):
+            return False
+        try:
+            shutil.rmtree(results)
+        except OSError:
+            return False
+        self.problem = None
+        return True
+
+    def close(self) -> None:
+        if self._cache is not None:
+            try:
+                self._cache.close()
+            except (OSError, sqlite3.Error):
+                pass
+            self._cache = None
+
+
+def _only_cache_files(results: Path) -> bool:
+    try:
+        return results.is_dir() and not results.is_symlink() and \
+            all(_CACHE_FILE.fullmatch(p.name) for p in results.iterdir())
+    except OSError:
+        return False

@@ -41,11 +41,13 @@ def reference_name(class_name: str, taken: set[str]) -> str:
 
 
 def _assigned_names(node: ast.AST) -> list[str]:
-    """The names a top-level assignment binds (``a = b = 1``, ``A, B = 1, 2``); [] when not only names."""
+    """The names a top-level assignment binds (``a = b = 1``, ``A, B = 1, 2``, ``a, *b = ...``); [] when not
+    only names."""
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     names: list[str] = []
     for target in targets:
         elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        elements = [e.value if isinstance(e, ast.Starred) else e for e in elements]
         if not all(isinstance(e, ast.Name) for e in elements):
             return []
         names += [e.id for e in elements]

@@ -786,6 +786,42 @@ def test_top_level_names():
         if True:
             hidden = 1
     ''')
-    assert analysis.top_level_names(text) == {"X", "Y", "f", "g", "C", "D"}
+    assert analysis.top_level_names(text) == {"os", "tnn", "X", "Y", "a", "b", "counter", "f", "g", "C", "D",
+                                              "hidden"}
     assert analysis.top_level_names("") == set()
     assert analysis.top_level_names("def broken(:\n") <= {"broken"}
+
+
+def test_top_level_names_of_every_kind_of_binding():
+    """Tuple, list, starred, chained and annotated targets, for/with targets and imports bind names; attributes,
+    subscripts and names inside functions and classes do not."""
+    text = dedent('''\
+        import os.path, numpy as np
+        from x import (a as b, c)
+        batch_size, in_features, out_features = 1, 2, 3
+        [p, q] = 1, 2
+        s: int
+        first, *rest = [1, 2, 3]
+        t = u = 5
+        for i, (j, k) in []:
+            pass
+        with open(x) as f, open(y) as (g, h):
+            pass
+        obj.attr = 1
+        d[0] = 2
+        try:
+            import zz
+        except ImportError:
+            zz = None
+
+
+        def fn():
+            inner = 1
+
+
+        class K:
+            kk = 2
+    ''')
+    assert analysis.top_level_names(text) == {
+        "os", "np", "b", "c", "batch_size", "in_features", "out_features", "p", "q", "s", "first", "rest", "t", "u",
+        "i", "j", "k", "f", "g", "h", "zz", "fn", "K"}

@@ -106,6 +106,14 @@ async def start(lsp_client: LanguageClient, cache: Path, capabilities: str) -> N
     def lens_refresh(params: None) -> None:
         lsp_client.refreshes.append("codeLens")
 
+    lsp_client.questions = []
+    lsp_client.answer = "Apply the untimed version"      # what the user picks when the server asks
+
+    @lsp_client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def question(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
+        lsp_client.questions.append(params)
+        return next((a for a in params.actions or [] if a.title == lsp_client.answer), None)
+
     lsp_client.set_configuration({"steps": STEPS, "device": "cpu", "cacheDir": str(cache)}, section="adaexplore")
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities(capabilities), initialization_options={"cacheDir": str(cache)}))
@@ -235,11 +243,12 @@ async def test_optimize_progress_lens_hover_preview_apply(client: LanguageClient
     assert any(isinstance(r, types.WorkDoneProgressReport) and r.message.startswith(f"step {STEPS}/{STEPS}")
                for r in reports)
 
-    assert await lenses(client, uri) == ["⚡ validated (interpreter), not timed", "Preview", "Apply"]
+    assert await lenses(client, uri) == ["AdaExplore: validated (interpreter), not timed", "Preview",
+                                         "Apply (untimed)"]
     hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         range=types.Range(types.Position(0, 0), types.Position(30, 0))))
-    assert [h.label for h in hints] == ["⚡valid"] and hints[0].position == types.Position(4, 11)
+    assert [h.label for h in hints] == ["valid, untimed"] and hints[0].position == types.Position(4, 11)
     diagnostics = client.diagnostics[uri]
     assert any(d.severity == types.DiagnosticSeverity.Information and "not timed" in d.message
                for d in diagnostics)
@@ -467,7 +476,7 @@ async def test_an_unsaved_untitled_document_can_be_optimized(client: LanguageCli
     job = await run_command(client, "adaexplore.optimize", uri, "Scale")
     assert "error" not in job, job
     assert (await wait_for_job(client, job["id"]))["state"] == "done"
-    assert (await lenses(client, uri))[0] == "⚡ validated (interpreter), not timed"
+    assert (await lenses(client, uri))[0] == "AdaExplore: validated (interpreter), not timed"
     applied = await run_command(client, "adaexplore.apply", uri, "Scale")
     assert applied.get("applied") is True, applied
     assert list(client.recorder.edits[-1].edit.changes) == [uri]

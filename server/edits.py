@@ -1,0 +1,126 @@
+"""What the user can do with a class and its result: code actions, Preview and Apply (``patch.py`` builds the
+text edits; this module asks the client to show or apply them)."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from . import analysis, patch, presenters
+from .analysis import ModuleClass
+from .cache import private_directory
+from .documents import Document, uri_to_path
+from .job_service import UserError, result_key
+from .presenters import APPLY_UNTIMED, CMD_APPLY, CMD_CANCEL, CMD_OPTIMIZE, CMD_PREVIEW, KEEP_ORIGINAL, lsp_position
+from .states import ModuleStatus, ResultState
+
+if TYPE_CHECKING:
+    from .server import AdaExploreServer
+
+
+def code_actions(doc: Document, module: ModuleClass, status: ModuleStatus) -> list[types.CodeAction]:
+    args = [doc.uri, module.name]
+    actions = []
+    if module.inputs is None:
+        where, stub = analysis.inputs_stub(module)
+        edit = types.WorkspaceEdit(changes={doc.uri: [types.TextEdit(
+            range=types.Range(lsp_position(where), lsp_position(where)), new_text=stub)]})
+        actions.append(types.CodeAction(title="Add example inputs for AdaExplore",
+                                        kind=types.CodeActionKind.QuickFix, edit=edit))
+    elif status.job is None:
+        title = f"Optimize {module.name} with AdaExplore"
+        actions.append(_action(title, types.Command(title=title, command=CMD_OPTIMIZE, arguments=args)))
+    else:
+        actions.append(_action(f"Cancel AdaExplore job for {module.name}",
+                               types.Command(title="Cancel", command=CMD_CANCEL, arguments=[status.job.id])))
+    if status.state.can_apply:
+        untimed = " (untimed)" if status.state == ResultState.UNTIMED else ""
+        for title, command in ((f"Apply AdaExplore result to {module.name}{untimed}", CMD_APPLY),
+                               (f"Preview AdaExplore result for {module.name}", CMD_PREVIEW)):
+            actions.append(_action(title, types.Command(title=title, command=command, arguments=args)))
+    return actions
+
+
+def _action(title: str, command: types.Command) -> types.CodeAction:
+    return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite, command=command)
+
+
+def patched(ls: "AdaExploreServer", doc: Document, class_name: str) -> tuple[ModuleClass, ModuleStatus,
+                                                                             list[patch.TextEdit]]:
+    """The class, its status and the edits that apply its result; a UserError says why there are none."""
+    module = ls.module_named(doc, class_name)
+    if module is None:
+        raise UserError(f"no nn.Module class {class_name!r} in the document any more")
+    status = ls.status(doc, module)
+    result = status.result or {}
+    if status.state == ResultState.STALE:
+        raise UserError(f"the result for {class_name} is stale ({status.stale_reason} since the search) and is not "
+                        "applied. Run Optimize again")
+    if status.state == ResultState.APPLIED:
+        raise UserError(f"the AdaExplore result is already applied to {class_name}")
+    if status.state == ResultState.NO_VALID:
+        raise UserError(f"the search of {class_name} found {presenters.no_valid_text(result)}: nothing to apply")
+    if not status.state.can_apply or not result.get("best_source"):
+        raise UserError(f"no AdaExplore result for {class_name}: run Optimize first")
+    try:
+        return module, status, patch.build_edits(doc.text, module, result["best_source"], ls.encoding())
+    except patch.PatchError as e:
+        raise UserError(f"cannot apply the result: {e}") from e
+
+
+async def preview(ls: "AdaExploreServer", doc: Document, class_name: str) -> dict[str, Any]:
+    _, _, edits = patched(ls, doc, class_name)
+    new_text = patch.apply_edits(doc.text, edits, ls.encoding())
+    path = uri_to_path(doc.key)
+    folder = private_directory(ls.settings.cache_path() / "previews")
+    digest = hashlib.sha256(doc.key.encode()).hexdigest()[:8]
+    shown = folder / f"{(path.stem if path else 'module')}.{class_name}.{digest}.adaexplore-preview.py"
+    shown.write_text(new_text, encoding="utf-8")
+    if ls.client_supports("window.show_document.support"):
+        try:
+            await asyncio.wait_for(ls.window_show_document_async(types.ShowDocumentParams(
+                uri=shown.as_uri(), take_focus=True)), timeout=10)
+        except Exception:  # noqa: BLE001 - the text is returned anyway (clients may diff it themselves)
+            pass
+    return {"uri": shown.as_uri(), "text": new_text}
+
+
+async def confirm_untimed(ls: "AdaExploreServer", class_name: str) -> bool:
+    """Ask before applying a result that was never timed; no answer (or no way to ask) means no."""
+    try:
+        answer = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
+            type=types.MessageType.Warning, message=presenters.untimed_apply_question(class_name),
+            actions=[types.MessageActionItem(title=APPLY_UNTIMED), types.MessageActionItem(title=KEEP_ORIGINAL)]))
+    except Exception:  # noqa: BLE001 - the client could not ask the user
+        return False
+    return answer is not None and answer.title == APPLY_UNTIMED
+
+
+async def apply(ls: "AdaExploreServer", doc: Document, class_name: str) -> dict[str, Any]:
+    module, status, edits = patched(ls, doc, class_name)
+    if status.state == ResultState.UNTIMED:
+        if not await confirm_untimed(ls, class_name):
+            return {"applied": False, "reason": f"not applied: the result for {class_name} was never timed and the "
+                                                "confirmation was declined; nothing changed"}
+        doc = ls.open_document(doc.uri)            # the text may have changed while the user read the question
+        module, status, edits = patched(ls, doc, class_name)
+    lsp_edits = [types.TextEdit(range=types.Range(lsp_position(e.start), lsp_position(e.end)), new_text=e.text)
+                 for e in edits]
+    if ls.client_supports("workspace.workspace_edit.document_changes") and doc.version is not None:
+        edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
+            edits=lsp_edits)])
+    else:
+        edit = types.WorkspaceEdit(changes={doc.uri: lsp_edits})
+    response = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
+        edit=edit, label=f"AdaExplore: apply the Triton version of {class_name}"))
+    if not response.applied:
+        raise UserError(f"the editor did not apply the edit ({response.failure_reason or 'no reason given'})")
+    new_text = patch.apply_edits(doc.text, edits, ls.encoding())
+    applied = next((m for m in analysis.find_modules(new_text, ls.encoding()) if m.name == class_name), None)
+    if applied is not None:
+        ls.cache.put(result_key(doc.text, module, ls.settings), doc.key, class_name,
+                     {**(status.result or {}), "applied_digest": applied.digest()})
+    return {"applied": True, "reference_class": patch.reference_name(class_name, analysis.top_level_names(doc.text))}
