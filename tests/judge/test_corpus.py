@@ -33,7 +33,7 @@ from adaexplore_core.task import TaskSpec
 DATA = Path(__file__).resolve().parents[1] / "data" / "judge"
 REFS = DATA / "refs"
 CANDIDATES = DATA / "candidates"
-CONFIG = JudgeConfig(devices=("cpu",), workers_per_device=2, timeout_s=30, memory_limit_mb=2048, trials=5)
+CONFIG = JudgeConfig(devices=("cpu",), workers_per_device=2, timeout_s=60, memory_limit_mb=2048, trials=5)
 RESULT_TIMEOUT_S = 240
 KILLING_STAGES = ("timeout", "crash", "memory")   # the pool must kill (or lose) the worker and start another
 

@@ -1,7 +1,8 @@
-# expect: verdict=invalid stage=correctness check=modes reason~"after a call in the other mode"
+# expect: verdict=invalid stage=correctness check=modes reason~"must follow model.train() and model.eval()"
 """WRONG: in eval mode folds the batch norm into a per-channel scale and shift on the first eval call and
 keeps them: after more training (new running statistics and weights), load_state_dict, or an optimizer
-step, eval() gives results from the stale fold. The judge's eval trial is a single call."""
+step, eval() gives results from the stale fold. Caught by the eval trial after a training call, or (where
+that call moved the statistics by less than the tolerance) by the trial with the norm layer alone in eval."""
 import torch
 import torch.nn as nn
 import triton
@@ -49,22 +50,12 @@ class ModelNew(nn.Module):
         autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
         if autograd or x.dim() != 2 or x.shape[0] < 2 or bn.momentum is None:
             return self.fallback(x)
-        w, b = bn.weight.float(), bn.bias.float()
-        if bn.training:
-            xf = x.float()
-            mean = xf.mean(0)
-            var = xf.var(0, unbiased=False)
-            n = x.shape[0]
-            with torch.no_grad():
-                bn.running_mean.mul_(1 - bn.momentum).add_(mean.to(bn.running_mean.dtype), alpha=bn.momentum)
-                bn.running_var.mul_(1 - bn.momentum).add_((var * n / (n - 1)).to(bn.running_var.dtype),
-                                                          alpha=bn.momentum)
-                bn.num_batches_tracked.add_(1)
-        else:
-            if getattr(self, "folded", None) is None:
-                mean, var = bn.running_mean.float(), bn.running_var.float()
-                scale = w * torch.rsqrt(var + bn.eps)
-                self.folded = (scale, b - mean * scale)
-            return scale_shift_relu(x, self.folded[0], self.folded[1])
-        scale = w * torch.rsqrt(var + bn.eps)
-        return scale_shift_relu(x, scale, b - mean * scale)
+        if bn.training:                          # exact: the training path is not what this case is about
+            y = bn(x)
+            ones = torch.ones(y.shape[1], device=y.device)
+            return scale_shift_relu(y, ones, torch.zeros_like(ones))
+        if getattr(self, "folded", None) is None:
+            w, b = bn.weight.float(), bn.bias.float()
+            scale = w * torch.rsqrt(bn.running_var.float() + bn.eps)
+            self.folded = (scale, b - bn.running_mean.float() * scale)
+        return scale_shift_relu(x, self.folded[0], self.folded[1])

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=timeout check=timeout reason~"ran past the 30 s limit"
+# expect: verdict=invalid stage=timeout check=timeout reason~"ran past the 60 s limit"
 """Hang: the forward never returns. The pool must stop it at the time limit and replace the worker."""
 import torch
 import torch.nn as nn
