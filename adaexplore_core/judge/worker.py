@@ -31,8 +31,8 @@ from .. import envelope_text
 from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task, to_device
 from . import envelope as envelopes
 from . import trials as ood
-from .correctness import (LaunchCounter, Tolerance, aliased_outputs, compare_outputs, mutated, same_layout_copy,
-                          snapshot)
+from .correctness import (LaunchCounter, Tolerance, aliased_outputs, buffer_tolerance, compare_outputs, mutated,
+                          same_layout_copy, snapshot)
 from .globalstate import GlobalState
 from .protocol import JudgeRequest, decode, encode
 from .timing import FreshInputs, completion, input_set_count, measure
@@ -1346,7 +1346,9 @@ class Judging:
                             "statistics, counters); the candidate must keep them under the same names and update "
                             "them the same way")
         for name in changed:
-            mismatch = compare_outputs([buffers.reference[name]], [buffers.candidate[name]], tolerance)
+            ref_buffer = buffers.reference[name]
+            mismatch = compare_outputs([ref_buffer], [buffers.candidate[name]],
+                                       buffer_tolerance(ref_buffer.dtype, tolerance))
             if mismatch is not None:
                 detail = mismatch.detail.replace("output", f"buffer {name}", 1)
                 raise self.fail("correctness", "state", f"{label}: {detail}",

@@ -309,3 +309,32 @@ def test_launch_counter_counts_interpreted_launches(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT")][-1]
     assert line.split()[1:] == ["2", "0", "3", "24.0"]
+
+
+def test_buffer_tolerance_allows_a_rounding_of_the_buffers_dtype_and_no_more():
+    ref = torch.tensor([17.5, 1.0, -3.0], dtype=torch.bfloat16)
+    two_ulps = torch.tensor([17.75, 1.0, -3.0], dtype=torch.bfloat16)      # bf16 steps are 0.125 at 17.5
+    assert correctness.compare_outputs([ref], [two_ulps]) is not None       # outside the output tolerance
+    tolerance = correctness.buffer_tolerance(torch.bfloat16)
+    assert correctness.compare_outputs([ref], [two_ulps], tolerance) is None
+    ten_percent = torch.tensor([19.25, 1.0, -3.0], dtype=torch.bfloat16)
+    assert correctness.compare_outputs([ref], [ten_percent], tolerance) is not None
+    assert correctness.buffer_tolerance(torch.float32) == correctness.FP32_TOLERANCE   # fp32 ulps are tiny
+    assert correctness.buffer_tolerance(torch.int64) == correctness.EXACT
+
+
+def test_an_output_that_is_only_rounding_noise_is_held_to_atol_not_to_a_relative_error():
+    """The mean of a group-normalised tensor is 0 in exact arithmetic; float32 gives noise of ~1e-8, and a
+    candidate's noise may be larger than twice the reference's without being wrong."""
+    exact = torch.full((8,), 1e-17, dtype=torch.float64)
+    ref = torch.tensor([1.2e-8, -0.8e-8, 1.6e-8, 0.3e-8, -1.1e-8, 0.9e-8, -0.4e-8, 1.0e-8])
+    noisier = ref * -4.0
+    assert correctness.compare_outputs([ref], [noisier]) is not None                 # the relative L2 alone
+    assert correctness.compare_outputs([ref], [noisier], exact=[exact]) is None
+    assert correctness.compare_outputs([ref], [torch.full((8,), 1e-3)], exact=[exact]) is not None   # atol holds
+
+
+def test_zeros_for_tiny_but_accurate_outputs_still_fail_against_float64():
+    exact = torch.full((4, 50000), 1 / 50000, dtype=torch.float64)     # a softmax over many classes
+    ref = exact.float()
+    assert correctness.compare_outputs([ref], [torch.zeros_like(ref)], exact=[exact]) is not None
