@@ -172,7 +172,8 @@ class SourceWriter:
                         f"    return self._reference_forward({names})")
         triton_src = f"def _triton_forward({params}):\n" + textwrap.indent("\n".join(forward), "    ")
         imports, body = self.module_without_reference(dispatch_src + "\n\n" + triton_src)
-        header = ["import torch", "import triton", "import triton.language as tl"]
+        future = [line for line in imports if line.startswith("from __future__ ")]   # must come first
+        header = future + ["import torch", "import triton", "import triton.language as tl"]
         if self.needs_operator:
             header.append("import operator")
         header += [line for line in imports if line not in header]
@@ -185,8 +186,9 @@ class SourceWriter:
     def module_without_reference(self, forward_src: str) -> tuple[list[str], str]:
         """(import lines, body): the reference module with ModelNew in place of the reference class.
 
-        Constants and helper definitions stay (the constructor may use them); get_inputs/get_init_inputs and
-        top-level statements with effects go."""
+        Constants and helper definitions stay (the constructor may use them); get_inputs/get_init_inputs,
+        definitions that name the reference class (a subclass of it, a factory: ModelNew never needs them, and
+        the name is gone) and top-level statements with effects go."""
         tree = ast.parse(self.captured.source)
         class_name = self.captured.spec.class_name
         reference_class_node(self.captured.source, class_name)   # raises if missing
@@ -198,6 +200,8 @@ class SourceWriter:
             elif isinstance(node, ast.ClassDef) and node.name == class_name:
                 blocks.append([self.model_new(node, forward_src)])
             elif isinstance(node, ast.FunctionDef) and node.name in _DROPPED_FUNCTIONS:
+                continue
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _names(node, class_name):
                 continue
             elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 blocks.append([ast.unparse(node)])
@@ -234,6 +238,11 @@ class SourceWriter:
         literal = textwrap.indent(literal, "    ") + "   # the calls the Triton path is for (envelope.py)"
         methods = textwrap.indent(envelope.methods(self.captured), "    ")
         return "\n".join(text[:2] + [literal] + text[2:] + [""] + methods.split("\n"))   # ENVELOPE after the docstring
+
+
+def _names(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` mentions ``name`` as a variable (a base class, a call, an annotation)."""
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
 
 
 def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | None = None,
