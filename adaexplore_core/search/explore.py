@@ -273,6 +273,26 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+REJECTIONS_SHOWN = 3
+
+
+def rejections(nodes: list[Node]) -> list[dict[str, Any]]:
+    """The most common reasons candidates were rejected, most common first: candidates grouped by their
+    stage and first failed check (reasons differ in their numbers), each group with its first reason."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for node in nodes:
+        v = node.verdict or {}
+        if node.valid or not v or node.duplicate_of is not None:
+            continue
+        failed = next((c for c in v.get("checks") or [] if not c.get("passed")), {})
+        key = (str(v.get("stage")), str(failed.get("name", "")))
+        group = groups.setdefault(key, {"reason": v.get("reason") or "", "stage": key[0], "check": key[1],
+                                        "count": 0})
+        group["count"] += 1
+    ranked = sorted(groups.values(), key=lambda g: -g["count"])      # stable: the first seen wins ties
+    return ranked[:REJECTIONS_SHOWN]
+
+
 def _verdict_summary(node: Node) -> dict[str, Any]:
     v = node.verdict or {}
     return {"node": node.id, "parent": node.parent, "step": node.step, "description": node.description,
@@ -295,6 +315,7 @@ def write_outputs(search: Search, result: SearchResult) -> dict[str, Any]:
         "stopped_reason": result.stopped_reason, "devices": list(search.devices),
         "config": tree.config.to_dict(), "best": None,
         "candidates": [_verdict_summary(n) for n in judged],
+        "rejections": rejections(judged),
     }
     best_path = out / BEST_FILE
     if best is not None:
@@ -346,6 +367,9 @@ def summary_markdown(report: dict[str, Any]) -> str:
              + (f" (stopped: {report['stopped_reason']})" if report["stopped_reason"] else ""),
              f"- valid candidates: {report['valid']} ({report['valid_share']:.0%})",
              f"- best: {headline(report['best'])}"]
+    for r in report.get("rejections") or []:
+        lines.append(f"- rejected {r['count']}x at {r['stage']}" + (f" ({r['check']})" if r["check"] else "")
+                     + f": {r['reason']}")
     if report["best"]:
         lines.append(f"  node {report['best']['node']}: {report['best']['description']} -> `best.py`")
     lines += ["", "| node | parent | step | verdict | vs eager | vs compile | description |",

@@ -22,9 +22,9 @@ from adaexplore_core.proposers.base import Proposal, ProposalError, ProposalRequ
 from adaexplore_core.proposers.builtin.proposer import BuiltinProposer
 from adaexplore_core.search.events import EventSink, parse_line, validate
 from adaexplore_core.search.explore import (BEST_FILE, DUPLICATE_RETRIES, PROPOSAL_FAILURES_ALLOWED, REPORT_FILE,
-                                            SUMMARY_FILE, TREE_FILE, Search, SearchError, headline,
+                                            SUMMARY_FILE, TREE_FILE, Search, SearchError, headline, rejections,
                                             summary_markdown)
-from adaexplore_core.search.tree import JUDGED, PENDING, ROOT, SearchConfig, Tree
+from adaexplore_core.search.tree import JUDGED, PENDING, ROOT, Node, SearchConfig, Tree
 from adaexplore_core.task import TaskSpec
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
@@ -491,3 +491,34 @@ def test_a_winner_that_fails_its_second_judging_loses_its_place(task, tmp_path):
     assert report["best"]["retimed"] is True and report["best"]["speedup_vs_eager"] == pytest.approx(1.15)
     assert headline(report["best"]).startswith("1.15x (1.07-1.23) vs eager")
     assert (run.out / BEST_FILE).read_text() == run.search.tree.nodes[report["best"]["node"]].source
+
+
+def _rejected(node_id: int, stage: str, check: str, reason: str, duplicate_of: int | None = None) -> Node:
+    checks = [{"name": "guard", "passed": True, "detail": ""}] + \
+        ([{"name": check, "passed": False, "detail": reason}] if check else [])
+    return Node(id=node_id, parent=ROOT, step="large", verdict={"verdict": "invalid", "stage": stage,
+                                                               "reason": reason, "checks": checks},
+                duplicate_of=duplicate_of)
+
+
+def test_rejections_group_by_stage_and_check_most_common_first():
+    nodes = [_rejected(1, "correctness", "values", "Output differs in trial 1 (max abs error 0.5)"),
+             _rejected(2, "compile", "", "SyntaxError at line 3"),
+             _rejected(3, "correctness", "values", "Output differs in trial 2 (max abs error 0.1)"),
+             _rejected(4, "correctness", "values", "a duplicate", duplicate_of=1),
+             _rejected(5, "correctness", "modes", "eval mode differs"),
+             _rejected(6, "guard", "guard", "import of 'os'"),
+             Node(id=7, parent=ROOT, step="large", verdict={"verdict": "valid", "stage": "ok", "reason": "ok",
+                                                            "checks": []})]
+    found = rejections(nodes)
+    assert found[0] == {"reason": "Output differs in trial 1 (max abs error 0.5)", "stage": "correctness",
+                        "check": "values", "count": 2}          # duplicates and valid candidates not counted
+    assert [(r["stage"], r["count"]) for r in found[1:]] == [("compile", 1), ("correctness", 1)]   # ties: first seen
+    assert len(found) == 3
+    assert rejections([]) == []
+
+
+def test_summary_names_the_most_common_rejection(main_run):
+    report = dict(main_run.result.report, rejections=[{"reason": "SyntaxError at line 3", "stage": "compile",
+                                                       "check": "", "count": 4}])
+    assert "- rejected 4x at compile: SyntaxError at line 3\n" in summary_markdown(report)
