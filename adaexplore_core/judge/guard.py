@@ -52,8 +52,10 @@ Rules:
   frame, code and generator internals; module names like ``os`` / ``sys``); nothing whose name contains
   ``hook``, except ``_forward_hooks`` and ``_forward_pre_hooks`` where only their truth is read (``if
   m._forward_hooks or m._forward_pre_hooks:``: a patch falls back when the program registered hooks on a
-  submodule its kernels replace). ``"{0.__class__}".format(x)`` and ``case C(__class__=c)`` are checked too (both read
-  attributes).
+  submodule its kernels replace); ``_modules``, ``_parameters`` and ``_buffers`` only as
+  ``m._parameters.get('w')`` (one constant key: the dispatch reads a module's state without
+  ``Module.__getattr__``). ``"{0.__class__}".format(x)`` and ``case C(__class__=c)`` are checked too (both
+  read attributes).
 - Assignments only to names and ``self.<name>`` / ``cls.<name>`` (subscripts of locals too); no ``global`` /
   ``nonlocal``; no try/except (a failing kernel must fail); ``with`` only over ``torch.no_grad()``,
   ``torch.enable_grad()``, ``torch.inference_mode()`` and ``torch.cuda.device(...)`` (any other manager's
@@ -623,6 +625,8 @@ class _Checker(ast.NodeVisitor):
             return
         if attr in A.HOOK_TESTS and isinstance(node, ast.Attribute) and self._truth_tested(node):
             return                  # `if m._forward_hooks or m._forward_pre_hooks:` falls back; nothing else
+        if attr in A.STATE_SLOTS and isinstance(node, ast.Attribute) and self._read_by_key(node):
+            return                  # `m._parameters.get('weight')`: the tensor or None, nothing else
         if A.HOOK_MARK in attr.lower():
             self.add(node, "attribute", f"the attribute '{attr}'{where} is not allowed: hooks run code inside the "
                                         "judge, on the reference too")
@@ -630,6 +634,14 @@ class _Checker(ast.NodeVisitor):
         if attr.startswith("_") and not (owner is not None and self.is_self(owner) and attr in self.own_private):
             self.add(node, "private", f"the private attribute '{attr}'{where} is not allowed: only self._x "
                                       "attributes that this file defines")
+
+    def _read_by_key(self, node: ast.Attribute) -> bool:
+        """Whether ``node`` (``m._parameters``) is only read through ``.get`` with one constant string key."""
+        method = self.parent.get(id(node))
+        call = self.parent.get(id(method))
+        return isinstance(node.ctx, ast.Load) and isinstance(method, ast.Attribute) and method.attr == "get" and \
+            isinstance(call, ast.Call) and call.func is method and not call.keywords and len(call.args) == 1 and \
+            isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
 
     def _truth_tested(self, node: ast.AST) -> bool:
         """Whether only the truth of ``node``'s value is read: an if/while test, ``not``, ``bool()``/``len()``, the

@@ -402,6 +402,22 @@ def test_any_other_use_of_the_hook_dicts_is_refused(use):
     assert f and any("_forward_" in x.message for x in f)
 
 
+@pytest.mark.parametrize("read", ["return m._parameters.get('weight')", "return m._buffers.get('running_mean')",
+                                  "return self._modules.get('0')._parameters.get('bias')"])
+def test_reading_a_module_state_slot_by_constant_key_is_allowed(read):
+    assert findings_of(f"def g(self, m):\n    {read}\n") == []
+
+
+@pytest.mark.parametrize("use", ["return m._parameters", "return m._parameters['weight']",
+                                 "return m._parameters.get(name)", "return m._buffers.get('w', x)",
+                                 "return m._modules.pop('fc')", "m._parameters['w'] = x", "del m._buffers['b']",
+                                 "return m._modules.get(key='fc')", "return m._modules.items()",
+                                 "return getattr(m, '_parameters').get('w')"])
+def test_any_other_use_of_the_state_slots_is_refused(use):
+    f = findings_of(f"def g(m, name, x, key):\n    {use}\n")
+    assert f and any("_parameters" in x.message or "_buffers" in x.message or "_modules" in x.message for x in f)
+
+
 def test_hook_on_a_module_class_is_refused():
     f = only(findings_of("h = nn.Module.register_forward_hook\n"))
     assert f.rule == "attribute" and "'register_forward_hook'" in f.message
