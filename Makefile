@@ -36,13 +36,15 @@ demo: $(STAMP)
 EXT := vscode-extension
 
 # Python tests, then the VS Code extension's lint, tests (its protocol test drives the real server with the
-# venv's Python) and packaging into $(EXT)/dist/adaexplore-<version>.vsix. Without npm the extension part is skipped,
-# loudly.
+# venv's Python), packaging into $(EXT)/dist/adaexplore-<version>.vsix, and its end-to-end test in code-server and
+# headless chromium when the pieces $(EXT)/e2e/setup.sh installs are present (run.sh exits 2, loudly, when they
+# are not). Without npm the extension part is skipped, loudly.
 test: $(STAMP)
 	$(PY) -m pytest -q
 	@if command -v npm >/dev/null 2>&1; then \
 	  cd $(EXT) && npm ci --no-audit --no-fund --loglevel=error && npm run lint && \
-	  ADAEXPLORE_PYTHON="$(abspath $(PY))" npm test && npm run package; \
+	  ADAEXPLORE_PYTHON="$(abspath $(PY))" npm test && npm run package && \
+	  { ADAEXPLORE_PYTHON="$(abspath $(PY))" bash e2e/run.sh; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ]; }; \
 	else \
 	  echo "WARNING: npm not found: the VS Code extension was NOT tested or packaged"; \
 	fi

@@ -4,7 +4,7 @@ export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**"] },
   ...tseslint.configs.recommended,
   {
-    files: ["test/**/*.mjs"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", setTimeout: "readonly" } },
+    files: ["test/**/*.mjs", "e2e/**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", setTimeout: "readonly", fetch: "readonly" } },
   },
 );

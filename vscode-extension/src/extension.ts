@@ -1,37 +1,29 @@
 // The AdaExplore VS Code extension: a thin client of the Python language server (python -m adaexplore_server).
-// It picks the interpreter, keeps the LLM key in SecretStorage, routes lens/action commands that start work
-// or touch the source through its own commands (cancellable progress, diff preview, confirmation, workspace
-// trust), and shows running jobs in the status bar.
+// It starts the server with the chosen interpreter (offering to install the server there), keeps the LLM key in
+// SecretStorage, routes lens/action commands that start work or touch the source through its own commands
+// (cancellable progress, one diff preview, confirmation, workspace trust), and shows server state and jobs.
 import * as vscode from "vscode";
 import { execFile } from "node:child_process";
-import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
 import {
-  SERVER, UI, JobSummary, PythonApiLike, chooseInterpreter, increment, isActive, jobLine, routeCommand,
-  serverEnvironment, statusText,
+  CancellationToken, LanguageClient, LanguageClientOptions, ResponseError, ServerOptions, State,
+} from "vscode-languageclient/node";
+import { interpreter, offerInstall, probe, pythonApi } from "./interpreter";
+import {
+  SERVER, UI, JobSummary, SERVER_REQUIREMENT, increment, isActive, isPreviewUri, jobLine, routeCommand,
+  serverEnvironment,
 } from "./logic";
+import { ResultIndex, targetInActiveEditor } from "./results";
+import { StatusView } from "./status";
 
 const SECRET_KEY = "adaexplore.apiKey";
 const POLL_MS = 1000;
 
 let client: LanguageClient | undefined;
-let statusItem: vscode.StatusBarItem | undefined;
+let status: StatusView | undefined;
+let results: ResultIndex | undefined;
 let pollTimer: NodeJS.Timeout | undefined;
 let output: vscode.OutputChannel | undefined;
-
-async function pythonApi(): Promise<PythonApiLike | undefined> {
-  const ext = vscode.extensions.getExtension("ms-python.python");
-  if (!ext) return undefined;
-  try {
-    return (await ext.activate()) as PythonApiLike;
-  } catch {
-    return undefined;
-  }
-}
-
-async function interpreter(): Promise<string> {
-  const setting = vscode.workspace.getConfiguration("adaexplore").get<string>("interpreter");
-  return chooseInterpreter(await pythonApi(), setting, vscode.workspace.workspaceFolders?.[0]?.uri);
-}
+let rulesOutput: vscode.OutputChannel | undefined;
 
 function settings(): Record<string, unknown> {
   const c = vscode.workspace.getConfiguration("adaexplore");
@@ -41,15 +33,8 @@ function settings(): Record<string, unknown> {
   };
 }
 
-async function startClient(context: vscode.ExtensionContext): Promise<void> {
-  const python = await interpreter();
-  const apiKey = await context.secrets.get(SECRET_KEY);
-  const serverOptions: ServerOptions = {
-    command: python,
-    args: ["-m", "adaexplore_server"],
-    options: { env: serverEnvironment(process.env, apiKey) },
-  };
-  const clientOptions: LanguageClientOptions = {
+function clientOptions(): LanguageClientOptions {
+  return {
     documentSelector: [{ scheme: "file", language: "python" }, { scheme: "untitled", language: "python" }],
     initializationOptions: { ...settings(), workDoneProgress: false },   // the extension shows its own progress
     synchronize: { configurationSection: "adaexplore" },
@@ -57,10 +42,12 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     middleware: {
       provideCodeLenses: async (document, token, next) => {
         const lenses = await next(document, token);
-        return lenses?.map((lens) => {
+        const routed = lenses?.map((lens) => {
           if (lens.command) lens.command = routeCommand(lens.command);
           return lens;
         });
+        results?.update(document.uri, (routed ?? []).map((lens) => lens.command));
+        return routed;
       },
       provideCodeActions: async (document, range, context, token, next) => {
         const actions = await next(document, range, context, token);
@@ -72,24 +59,62 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
           return routeCommand(action as vscode.Command) as vscode.Command;
         });
       },
+      window: {
+        // The preview command opens its own diff of the file the server wrote; a second tab is not wanted.
+        showDocument: async (params, next) => {
+          if (isPreviewUri(params.uri)) return { success: true };
+          const shown = await next(params, CancellationToken.None);
+          return shown instanceof ResponseError ? { success: false } : shown;
+        },
+      },
     },
   };
-  client = new LanguageClient("adaexplore", "AdaExplore", serverOptions, clientOptions);
+}
+
+async function startClient(context: vscode.ExtensionContext): Promise<void> {
+  const python = await interpreter();
+  status?.server("starting", python);
+  const found = await probe(python);
+  if (found.kind === "missing") {
+    status?.server("failed", python, `${SERVER_REQUIREMENT} is not installed in ${python}`);
+    // not awaited: activation must not wait for the user's answer or the install
+    void offerInstall(python, found.modules).then((installed) => (installed ? startClient(context) : undefined));
+    return;
+  }
+  if (found.kind === "unusable") {
+    status?.server("failed", python, `${python} cannot be run`);
+    void vscode.window.showErrorMessage(
+      `AdaExplore could not start its language server with ${python} (${found.reason}). Install it there ` +
+      `(pip install '${SERVER_REQUIREMENT}') or set adaexplore.interpreter, then run 'AdaExplore: Restart Language Server'.`);
+    return;
+  }
+  const apiKey = await context.secrets.get(SECRET_KEY);
+  const serverOptions: ServerOptions = {
+    command: python,
+    args: ["-m", "adaexplore_server"],
+    options: { env: serverEnvironment(process.env, apiKey) },
+  };
+  const started = new LanguageClient("adaexplore", "AdaExplore", serverOptions, clientOptions());
+  started.onDidChangeState((e) => {
+    if (e.newState === State.Running) status?.server("running", python);
+    else if (e.newState === State.Stopped && client === started) status?.server("stopped", python, "see AdaExplore: Show Logs");
+  });
+  client = started;
   try {
-    await client.start();
+    await started.start();
   } catch (error) {
     client = undefined;
+    status?.server("failed", python, String(error));
     void vscode.window.showErrorMessage(
       `AdaExplore could not start its language server with ${python} (${String(error)}). Install it there ` +
-      "(pip install 'adaexplore[server]') or choose another interpreter, then run 'AdaExplore: Restart Language Server'.");
+      `(pip install '${SERVER_REQUIREMENT}') or set adaexplore.interpreter, then run 'AdaExplore: Restart Language Server'.`);
   }
 }
 
 async function restart(context: vscode.ExtensionContext): Promise<void> {
-  if (client) {
-    await client.stop();
-    client = undefined;
-  }
+  const running = client;
+  client = undefined;
+  if (running) await running.stop();
   await startClient(context);
 }
 
@@ -102,23 +127,12 @@ async function jobs(): Promise<JobSummary[]> {
   return (await server<JobSummary[]>(SERVER.jobs)) ?? [];
 }
 
-function refreshStatus(list: JobSummary[]): void {
-  const text = statusText(list);
-  if (!statusItem) return;
-  if (text) {
-    statusItem.text = text;
-    statusItem.show();
-  } else {
-    statusItem.hide();
-  }
-}
-
 function startPolling(): void {
   if (pollTimer) return;
   pollTimer = setInterval(async () => {
     try {
       const list = await jobs();
-      refreshStatus(list);
+      status?.jobList(list);
       if (!list.some(isActive) && pollTimer) {
         clearInterval(pollTimer);
         pollTimer = undefined;
@@ -184,7 +198,7 @@ async function optimize(...args: unknown[]): Promise<void> {
 }
 
 async function preview(...args: unknown[]): Promise<void> {
-  const given = target(args);
+  const given = target(args) ?? (results && await targetInActiveEditor(results, "preview"));
   if (!given) return;
   const shown = await server<{ uri?: string; text?: string; error?: string }>(SERVER.preview, ...given);
   if (shown.error || !shown.uri) {
@@ -196,7 +210,7 @@ async function preview(...args: unknown[]): Promise<void> {
 }
 
 async function apply(...args: unknown[]): Promise<void> {
-  const given = target(args);
+  const given = target(args) ?? (results && await targetInActiveEditor(results, "apply"));
   if (!given) return;
   const answer = await vscode.window.showWarningMessage(
     `Apply the Triton version of ${given[1]}? The original stays as ${given[1]}Reference; Undo reverts it.`,
@@ -233,9 +247,9 @@ async function showRules(): Promise<void> {
   const cacheDir = String(vscode.workspace.getConfiguration("adaexplore").get("cacheDir") ?? "");
   if (cacheDir) args.push("--cache-dir", cacheDir);
   execFile(python, args, { timeout: 60000 }, (error, stdout, stderr) => {
-    output?.clear();
-    output?.appendLine(error ? `adaexplore rules list failed: ${stderr || error.message}` : stdout);
-    output?.show(true);
+    rulesOutput?.clear();
+    rulesOutput?.appendLine(error ? `adaexplore rules list failed: ${stderr || error.message}` : stdout);
+    rulesOutput?.show(true);
   });
 }
 
@@ -249,9 +263,12 @@ async function setApiKey(context: vscode.ExtensionContext): Promise<void> {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("AdaExplore");
-  statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
-  statusItem.command = UI.showJobs;
-  context.subscriptions.push(output, statusItem,
+  rulesOutput = vscode.window.createOutputChannel("AdaExplore Rules");
+  status = new StatusView();
+  results = new ResultIndex();
+  context.subscriptions.push(output, rulesOutput, status, results,
+    vscode.commands.registerCommand(UI.showLogs, () => output?.show(true)),
+    vscode.workspace.onDidCloseTextDocument((document) => results?.forget(document.uri)),
     vscode.commands.registerCommand(UI.optimize, optimize),
     vscode.commands.registerCommand(UI.preview, preview),
     vscode.commands.registerCommand(UI.apply, apply),

@@ -19,6 +19,13 @@ export const UI = {
   apply: "adaexplore.ui.apply",
   setApiKey: "adaexplore.ui.setApiKey",
   restart: "adaexplore.ui.restart",
+  showLogs: "adaexplore.ui.showLogs",
+} as const;
+
+/** Context keys (package.json `when` clauses): the active editor's document has a result to preview / apply. */
+export const CONTEXT = {
+  canPreview: "adaexplore.canPreview",
+  canApply: "adaexplore.canApply",
 } as const;
 
 /** Lenses and code actions run server commands; the extension routes the ones that start work or touch the
@@ -89,15 +96,89 @@ export interface PythonApiLike {
   };
 }
 
-/** The interpreter to run the server with: the Python extension's active environment, else the
- * adaexplore.interpreter setting, else python3. */
-export function chooseInterpreter(api: PythonApiLike | undefined, setting: string | undefined, resource?: unknown): string {
+/** The interpreter to run the server with, as the ruff and Black extensions choose: an explicit
+ * adaexplore.interpreter setting first (${workspaceFolder} and ${userHome} expanded), then the Python
+ * extension's active environment, then python3. */
+export function chooseInterpreter(api: PythonApiLike | undefined, setting: string | undefined, resource?: unknown,
+  folders: { workspaceFolder?: string; userHome?: string } = {}): string {
+  if (setting && setting.trim()) return expandVariables(setting.trim(), folders);
   const active = api?.environments?.getActiveEnvironmentPath?.(resource)?.path;
   if (active) return active;
   const exec = api?.settings?.getExecutionDetails?.(resource)?.execCommand;
   if (exec && exec.length && exec[0]) return exec[0];
-  if (setting && setting.trim()) return setting.trim();
   return "python3";
+}
+
+/** `${workspaceFolder}` and `${userHome}` in a setting; a variable whose value is unknown is left as written
+ * (the launch then fails with the path in the message). */
+export function expandVariables(value: string, folders: { workspaceFolder?: string; userHome?: string }): string {
+  return value.replace(/\$\{(workspaceFolder|userHome)\}/g, (whole, name: "workspaceFolder" | "userHome") =>
+    folders[name] ?? whole);
+}
+
+/** The modules the server extra brings, checked in the chosen interpreter before the server is launched. */
+export const SERVER_MODULES = ["adaexplore_server", "pygls", "lsprotocol", "tree_sitter", "tree_sitter_python", "diskcache"];
+export const SERVER_REQUIREMENT = "adaexplore[server]";
+export const PROBE_MISSING_EXIT = 3;
+
+/** The Python one-liner that prints the missing modules and exits PROBE_MISSING_EXIT when any is missing. */
+export function probeScript(): string {
+  return `import importlib.util, sys; missing = [m for m in ${JSON.stringify(SERVER_MODULES)} ` +
+    `if importlib.util.find_spec(m) is None]; print(" ".join(missing)); sys.exit(${PROBE_MISSING_EXIT} if missing else 0)`;
+}
+
+export type ProbeResult =
+  | { kind: "ready" }
+  | { kind: "missing"; modules: string[] }
+  | { kind: "unusable"; reason: string };
+
+/** What running probeScript() in the interpreter said: its exit code (null when it did not run), stdout, and the
+ * launch error's text. */
+export function classifyProbe(exitCode: number | null, stdout: string, error: string): ProbeResult {
+  if (exitCode === 0) return { kind: "ready" };
+  if (exitCode === PROBE_MISSING_EXIT) return { kind: "missing", modules: stdout.trim().split(/\s+/).filter(Boolean) };
+  return { kind: "unusable", reason: error.trim() || `exit code ${exitCode}` };
+}
+
+/** Files the server writes for Preview (server.py: <stem>.<Class>.<digest>.adaexplore-preview.py). The extension
+ * shows them in its own diff, so the server's window/showDocument for them is answered without opening a tab. */
+export function isPreviewUri(uri: string): boolean {
+  return /\.adaexplore-preview\.py$/.test(uri);
+}
+
+/** The classes of one document that have a result to preview or to apply, read from its code lenses (the
+ * server gives Preview and Apply lenses only for a fresh result). */
+export interface DocumentResults {
+  preview: string[];
+  apply: string[];
+}
+
+export function resultsFromLenses(commands: (CommandLike | undefined)[]): DocumentResults {
+  const classesOf = (id: string) => [...new Set(commands
+    .filter((c): c is CommandLike => c?.command === id && typeof c.arguments?.[1] === "string")
+    .map((c) => c.arguments![1] as string))];
+  return { preview: classesOf(UI.preview), apply: classesOf(UI.apply) };
+}
+
+export type ServerState = "starting" | "running" | "stopped" | "failed";
+
+export interface LanguageStatus {
+  text: string;
+  detail: string;
+  busy: boolean;
+  error: boolean;
+}
+
+/** The language status item: the server's state, or the progress of its running jobs. */
+export function languageStatus(state: ServerState, jobs: JobSummary[], interpreter: string, problem = ""): LanguageStatus {
+  const detail = problem || `server: ${interpreter}`;
+  if (state === "failed") return { text: "AdaExplore: server not running", detail, busy: false, error: true };
+  if (state === "stopped") return { text: "AdaExplore: server stopped", detail, busy: false, error: false };
+  if (state === "starting") return { text: "AdaExplore: starting", detail, busy: true, error: false };
+  const active = jobs.filter(isActive);
+  if (active.length === 1) return { text: `AdaExplore: ${active[0].class} ${jobLine(active[0])}`, detail, busy: true, error: false };
+  if (active.length > 1) return { text: `AdaExplore: ${active.length} jobs running`, detail, busy: true, error: false };
+  return { text: "AdaExplore: ready", detail, busy: false, error: false };
 }
 
 /** The server's environment: the editor's, plus the API key from SecretStorage (never written to disk). */

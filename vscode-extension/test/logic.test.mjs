@@ -46,13 +46,53 @@ test("progress increments add up to 100", () => {
   assert.equal(logic.increment(0, job({ steps: 0 })), 0);
 });
 
-test("the interpreter: the Python extension first, then the setting, then python3", () => {
+test("the interpreter: an explicit setting first, then the Python extension, then python3", () => {
   const api = { environments: { getActiveEnvironmentPath: () => ({ path: "/venv/bin/python" }) } };
-  assert.equal(logic.chooseInterpreter(api, "/custom/python"), "/venv/bin/python");
+  assert.equal(logic.chooseInterpreter(api, "/custom/python"), "/custom/python");
+  assert.equal(logic.chooseInterpreter(api, "  "), "/venv/bin/python");
   const legacy = { settings: { getExecutionDetails: () => ({ execCommand: ["/old/python"] }) } };
   assert.equal(logic.chooseInterpreter(legacy, ""), "/old/python");
   assert.equal(logic.chooseInterpreter(undefined, " /custom/python "), "/custom/python");
   assert.equal(logic.chooseInterpreter({ environments: { getActiveEnvironmentPath: () => undefined } }, ""), "python3");
+  assert.equal(logic.chooseInterpreter(api, "${workspaceFolder}/.venv/bin/python", undefined, { workspaceFolder: "/w" }),
+    "/w/.venv/bin/python");
+  assert.equal(logic.expandVariables("${userHome}/py ${workspaceFolder}", { userHome: "/home/u" }), "/home/u/py ${workspaceFolder}");
+});
+
+test("the server probe: ready, missing modules (offer the install) or an unusable interpreter", () => {
+  assert.deepEqual(logic.classifyProbe(0, "\n", ""), { kind: "ready" });
+  assert.deepEqual(logic.classifyProbe(logic.PROBE_MISSING_EXIT, "pygls diskcache\n", ""),
+    { kind: "missing", modules: ["pygls", "diskcache"] });
+  assert.deepEqual(logic.classifyProbe(null, "", " spawn /x ENOENT "), { kind: "unusable", reason: "spawn /x ENOENT" });
+  assert.deepEqual(logic.classifyProbe(1, "", ""), { kind: "unusable", reason: "exit code 1" });
+  assert.match(logic.probeScript(), /find_spec/);
+  assert.ok(logic.SERVER_MODULES.includes("adaexplore_server"));
+});
+
+test("the server's preview files are recognised (their showDocument opens no second tab)", () => {
+  assert.ok(logic.isPreviewUri("file:///c/previews/m.Model.1a2b3c4d.adaexplore-preview.py"));
+  assert.ok(!logic.isPreviewUri("file:///w/m.py"));
+  assert.ok(!logic.isPreviewUri("file:///w/adaexplore-preview.py.bak"));
+});
+
+test("results per document come from the routed lenses", () => {
+  const lens = (command, cls) => ({ title: "t", command, arguments: ["file:///m.py", cls] });
+  assert.deepEqual(logic.resultsFromLenses([lens("adaexplore.showResult", "A"), lens("adaexplore.ui.preview", "A"),
+    lens("adaexplore.ui.apply", "A"), lens("adaexplore.ui.preview", "B"), lens("adaexplore.ui.optimize", "C"), undefined]),
+  { preview: ["A", "B"], apply: ["A"] });
+  assert.deepEqual(logic.resultsFromLenses([]), { preview: [], apply: [] });
+});
+
+test("the language status: server state, then job progress", () => {
+  assert.deepEqual(logic.languageStatus("starting", [], "/py"),
+    { text: "AdaExplore: starting", detail: "server: /py", busy: true, error: false });
+  assert.deepEqual(logic.languageStatus("running", [job({ state: "done" })], "/py"),
+    { text: "AdaExplore: ready", detail: "server: /py", busy: false, error: false });
+  assert.equal(logic.languageStatus("running", [job({})], "/py").text, "AdaExplore: M step 3/20 · valid, not timed");
+  assert.equal(logic.languageStatus("running", [job({}), job({ id: "j2" })], "/py").text, "AdaExplore: 2 jobs running");
+  const failed = logic.languageStatus("failed", [], "/py", "adaexplore[server] is not installed in /py");
+  assert.deepEqual(failed, { text: "AdaExplore: server not running", detail: "adaexplore[server] is not installed in /py",
+    busy: false, error: true });
 });
 
 test("the API key goes only into the server's environment", () => {
