@@ -2,19 +2,83 @@
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any, Iterator
 
+from . import __version__
 from .devices import DeviceError, resolve_devices
 from .judge.pool import JudgeConfig, JudgePool
 from .judge.verdict import Verdict
+from .progress import search_progress
 from .search.explore import SearchError
 from .search.jobs import ProposerSettings
 from .task import TaskError, TaskSpec
 
 INTERNAL_ERROR = 3     # exit status of an unexpected failure (0 ok, 1 no valid result, 2 bad input, 130 Ctrl-C)
+USAGE_ERROR = 2
+# Modules of the optional extras, by the extra that installs them (pyproject.toml); `lsp` needs all of "server".
+EXTRA_OF_MODULE = {"openai": "llm", "diskcache": "llm", "pygls": "server", "lsprotocol": "server", "cattrs": "server",
+                   "tree_sitter": "server", "tree_sitter_python": "server"}
+
+
+def parse_reference(text: str) -> TaskSpec:
+    """``FILE.py`` or ``FILE.py::ClassName`` whose class the file defines; TaskError otherwise.
+
+    The check reads the file's names without running it; a file that may bind names in ways it cannot see
+    (``from x import *``, ``global``, ``globals()``, ``setattr``, ``exec``, a syntax error) is left to the judge,
+    which imports it and says what is wrong."""
+    task = TaskSpec.parse(text)
+    try:
+        tree = ast.parse(task.read_source(), filename=task.path)
+    except (OSError, UnicodeDecodeError) as e:
+        raise TaskError(f"cannot read the reference {task.path}: {e}") from e
+    except (SyntaxError, ValueError):
+        return task
+    if any(isinstance(node, ast.Global) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                                            and node.func.id in ("globals", "setattr", "exec"))
+           for node in ast.walk(tree)):
+        return task
+    bound, classes = set(), []
+    for node in _module_level(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in node.names):
+                return task
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound.add(node.name)
+            if isinstance(node, ast.ClassDef):
+                classes.append(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+    if task.class_name not in bound:
+        hint = f" (classes in the file: {', '.join(classes)}; pick one with FILE.py::ClassName)" if classes else ""
+        raise TaskError(f"the reference {task.path} has no class {task.class_name!r}{hint}")
+    return task
+
+
+def _module_level(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every node that runs at the module's top level (also inside if/try/with/for), not inside defs."""
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+@contextlib.contextmanager
+def _events(events: str | None, quiet: bool) -> Iterator[Any]:
+    """The search's event sink, with the progress display on stderr unless quiet or events go to stdout."""
+    from .search.jobs import event_sink
+
+    with event_sink(events) as sink, \
+            search_progress(sink, sys.stderr, enabled=not quiet and events != "-"):
+        yield sink
 
 
 def _interval(estimate: float, low: float | None, high: float | None) -> str:
@@ -59,7 +123,7 @@ def format_verdict(verdict: Verdict) -> str:
 
 def _cmd_judge(args: argparse.Namespace) -> int:
     try:
-        task = TaskSpec.parse(args.reference)
+        task = parse_reference(args.reference)
         candidate_path = Path(args.candidate)
         if not candidate_path.is_file():
             raise TaskError(f"candidate file not found: {args.candidate}")
@@ -81,7 +145,7 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     from .proposers.builtin.proposer import BuiltinProposer
 
     try:
-        task = TaskSpec.parse(args.reference)
+        task = parse_reference(args.reference)
         devices = resolve_devices(args.device)
         device_type = "cuda" if any(d.startswith("cuda") for d in devices) else "cpu"
         proposals = BuiltinProposer(device_type).initial(ProposalRequest(task=task, seed=args.seed), args.n * 2)
@@ -119,17 +183,17 @@ def _cmd_propose(args: argparse.Namespace) -> int:
 def _cmd_optimize(args: argparse.Namespace) -> int:
     from .proposers.base import ProposalError
     from .search.explore import headline
-    from .search.jobs import event_sink, judge_config, make_proposer, run_search
+    from .search.jobs import judge_config, make_proposer, run_search
 
     try:
-        task = TaskSpec.parse(args.reference)
+        task = parse_reference(args.reference)
         devices = resolve_devices(args.device)
         proposer = make_proposer(_proposer_settings(args), devices)
         out = Path(args.out or Path("adaexplore-runs") / Path(task.path).stem)
     except (TaskError, DeviceError, SearchError) as e:
         print(f"adaexplore optimize: {e}", file=sys.stderr)
         return 2
-    with event_sink(args.events, progress=not args.quiet) as sink:
+    with _events(args.events, args.quiet) as sink:
         try:
             with JudgePool(judge_config(devices, args.timeout, args.allow_tf32)) as pool:
                 result = run_search(task, steps=args.steps, out=out, pool=pool, proposer=proposer, sink=sink,
@@ -153,7 +217,7 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from .search import bench
-    from .search.jobs import event_sink, judge_config, make_proposer
+    from .search.jobs import judge_config, make_proposer
 
     out = Path(args.out)
     try:
@@ -172,7 +236,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     except (TaskError, DeviceError, SearchError) as e:
         print(f"adaexplore bench: {e}", file=sys.stderr)
         return 2
-    with event_sink(args.events or str(out / "events.jsonl"), progress=not args.quiet) as sink:
+    with _events(args.events or str(out / "events.jsonl"), args.quiet) as sink:
         with JudgePool(judge_config(devices, args.timeout, args.allow_tf32)) as pool:
             try:
                 data = bench.run_bench(files, steps=args.steps, out=out, pool=pool,
@@ -275,7 +339,7 @@ def _cmd_adapt(args: argparse.Namespace) -> int:
 
     from .memory.adapt import adapt
     from .proposers.llm.client import LLMClient, LLMConfig, LLMError
-    from .search.jobs import event_sink, judge_config, rule_memory
+    from .search.jobs import judge_config, rule_memory
 
     try:
         if not args.model:
@@ -293,7 +357,7 @@ def _cmd_adapt(args: argparse.Namespace) -> int:
         out = out.with_name(out.name + "-")
     memory = rule_memory(Path(args.cache_dir) if args.cache_dir else None, devices)
     try:
-        with event_sink(args.events or str(out / "events.jsonl"), progress=not args.quiet) as sink, \
+        with _events(args.events or str(out / "events.jsonl"), args.quiet) as sink, \
                 JudgePool(judge_config(devices, args.timeout)) as pool:
             report = adapt(client=client, memory=memory, pool=pool, tasks=args.tasks, steps=args.steps, out=out,
                            sink=sink, devices=devices, seed=args.seed, examples_folder=examples)
@@ -316,18 +380,30 @@ def _cmd_adapt(args: argparse.Namespace) -> int:
 
 def _cmd_lsp(args: argparse.Namespace) -> int:
     try:
-        from adaexplore_server.__main__ import main as serve
-    except ImportError as e:
-        print(f"adaexplore lsp: the language server needs the server extra (pip install 'adaexplore[server]'): {e}",
-              file=sys.stderr)
-        return 2
+        import adaexplore_server.server  # noqa: F401 - its imports are the server extra's packages
+    except ModuleNotFoundError as e:
+        print(missing_extra_message("lsp", e), file=sys.stderr)
+        return USAGE_ERROR
+    from adaexplore_server.__main__ import main as serve
     return serve()
+
+
+def missing_extra_message(command: str, error: ModuleNotFoundError) -> str | None:
+    """What to install when ``error`` is a module of an optional extra; None for any other module."""
+    module = (error.name or "").split(".")[0]
+    extra = "server" if command == "lsp" else EXTRA_OF_MODULE.get(module)
+    if extra is None or module not in EXTRA_OF_MODULE:
+        return None
+    what = "the language server needs" if extra == "server" else "the LLM proposer and the rule memory need"
+    return (f"adaexplore {command}: {what} the '{extra}' extra, which is not installed (no module named "
+            f"{module!r}): pip install 'adaexplore[{extra}]'")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="adaexplore", description="Validated Triton replacements for PyTorch "
                                                                      "modules.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     judge = sub.add_parser("judge", help="judge one candidate against a reference",
                            description="Check that CANDIDATE's ModelNew computes the same function as REFERENCE "
                                        "with its own Triton kernels, and time it on a GPU. Exit status 0 only "
@@ -467,7 +543,11 @@ def _trial_count(text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:                   # bare `adaexplore`: nothing to do, so the help and a usage error
+        parser.print_help(sys.stderr)
+        return USAGE_ERROR
     try:
         return args.func(args)
     except BrokenPipeError:                    # output piped into head and the like: not an error
@@ -477,11 +557,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"adaexplore {args.command}: interrupted", file=sys.stderr)
         return 130
     except Exception as e:  # noqa: BLE001 - a bug or an environment failure: said plainly, never as "no result"
+        message = missing_extra_message(args.command, e) if isinstance(e, ModuleNotFoundError) else None
+        if message is not None:                # an optional extra not installed: say which, no traceback
+            print(message, file=sys.stderr)
+            return USAGE_ERROR
         import traceback
         traceback.print_exc()
         print(f"adaexplore {args.command}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
         return INTERNAL_ERROR
-
 
 if __name__ == "__main__":
     sys.exit(main())

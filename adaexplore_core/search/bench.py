@@ -172,11 +172,27 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
+NAME_CHARS = 40      # longer problem names are shortened on the plot's x axis
+
+
 def plot(data: dict[str, Any], path: Path) -> str:
-    """A PNG of per-problem speedups (sorted), over eager and over torch.compile, log scale; '' when done,
-    else why not (matplotlib missing, nothing timed)."""
-    entries = [e for e in data["problems"] if e["valid"] and e["best_vs_eager"]]
-    if not entries:
+    """``figure(data)`` saved as a PNG at ``path``; '' when done, else why not (matplotlib missing, nothing
+    timed)."""
+    fig = figure(data)
+    if isinstance(fig, str):
+        return fig
+    import matplotlib.pyplot as plt
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return ""
+
+
+def figure(data: dict[str, Any]) -> Any:
+    """A bar chart of per-problem speedups over eager and over torch.compile (log scale, each bar drawn from
+    1x), one pair of bars per problem named on the x axis, sorted by the speedup over eager; problems without a
+    timed valid candidate are marked at the bottom. A matplotlib Figure, or a str saying why there is none."""
+    timed = [e for e in data["problems"] if e["valid"] and e["best_vs_eager"]]
+    if not timed:
         return "no timed valid problem to plot"
     try:
         import matplotlib
@@ -185,28 +201,40 @@ def plot(data: dict[str, Any], path: Path) -> str:
         import matplotlib.ticker
     except ImportError:
         return "matplotlib is not installed (pip install matplotlib), so no bench.png"
-    entries.sort(key=lambda e: e["best_vs_eager"])
-    xs = range(len(entries))
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.25 * len(entries) + 2), 4.0))
-    ax.plot(xs, [e["best_vs_eager"] for e in entries], "o-", label="vs eager PyTorch")
-    ax.plot(xs, [e["best_vs_compile"] or float("nan") for e in entries], "s--", label="vs torch.compile")
+    failed = [e for e in data["problems"] if not (e["valid"] and e["best_vs_eager"]) and not e.get("interrupted")]
+    entries = failed + sorted(timed, key=lambda e: e["best_vs_eager"])
+    values = [v for e in timed for v in (e["best_vs_eager"], e["best_vs_compile"]) if v]
+    low, high = min(0.5, min(values) / 1.2), max(2.0, max(values) * 1.2)
+    xs = list(range(len(entries)))
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.3 * len(entries) + 2), 6.0))
+    width = 0.4
+    for offset, key, label in ((-width / 2, "best_vs_eager", "vs eager PyTorch"),
+                               (width / 2, "best_vs_compile", "vs torch.compile")):
+        pairs = [(x + offset, e[key]) for x, e in zip(xs, entries) if x >= len(failed) and e[key]]
+        ax.bar([x for x, _ in pairs], [v - 1.0 for _, v in pairs], width=width, bottom=1.0, label=label)
+    if failed:
+        ax.plot(xs[:len(failed)], [low * 1.05] * len(failed), "x", color="firebrick", linestyle="none",
+                label="no timed valid candidate")
     ax.axhline(1.0, color="gray", linewidth=0.8)
     ax.set_yscale("log")
+    ax.set_ylim(low, high)
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
     ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_yticks([t for t in (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10) if t <= 2 * max(
-        e["best_vs_eager"] for e in entries)])
-    ax.set_xticks(list(xs))
-    ax.set_xticklabels([e["name"].split("_")[0] for e in entries], rotation=90, fontsize=7)
+    ax.set_yticks([t for t in (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10) if low <= t <= high])
+    ax.set_xticks(xs)
+    ax.set_xticklabels([_short(e["name"]) for e in entries], rotation=90, fontsize=7)
+    ax.set_xlim(-0.6, len(entries) - 0.4)
     ax.set_xlabel("problem (sorted by speedup over eager)")
     ax.set_ylabel("speedup of the best valid candidate")
     gpu = (data.get("env") or {}).get("gpu") or ""
     ax.set_title(f"AdaExplore, {data['steps_per_problem']} steps per problem" + (f", {gpu}" if gpu else ""))
-    ax.legend()
+    ax.legend(loc="upper left")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return ""
+    return fig
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "\u2026"
 
 
 def write(data: dict[str, Any], out: Path) -> str:

@@ -1,5 +1,5 @@
 """Running one search from the command line: proposer by name, judge pool on the chosen devices, events
-to a file or stdout, and a one-line progress display for terminals."""
+to a file or stdout (the command line's progress display is progress.py)."""
 from __future__ import annotations
 
 import contextlib
@@ -7,7 +7,7 @@ import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import Any, Iterator
 
 from ..jsonstore import default_cache_dir
 from ..judge.pool import JudgeConfig, JudgePool
@@ -67,57 +67,10 @@ def judge_config(devices: tuple[str, ...], timeout_s: float = 180.0, allow_tf32:
                        allow_tf32=allow_tf32)
 
 
-class Progress:
-    """Listens to events and keeps one status line on ``stream``: step, best speedup, valid share."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-        self.live = stream.isatty()
-        self.valid = 0
-        self.judged = 0
-        self.best = "none yet"
-
-    def __call__(self, event: dict[str, Any]) -> None:
-        kind = event["event"]
-        if kind == "job_started":            # bench runs one job per problem
-            self.valid, self.judged, self.best = 0, 0, "none yet"
-        elif kind == "candidate_judged":
-            self.judged = event["step"]
-            self.valid += event["verdict"] == "valid"
-            if event["verdict"] == "valid" and self.best == "none yet":   # best_improved follows this event
-                self.best = "valid (not timed)" if event["speedup_vs_eager"] is None else \
-                    f"{event['speedup_vs_eager']:.2f}x vs eager"
-            mark = "valid" if event["verdict"] == "valid" else f"{event['verdict']} ({event['stage']})"
-            line = (f"step {event['step']}/{event['steps']} [{_bar(event['step'], event['steps'])}] best {self.best}"
-                    f" | valid {self.valid}/{self.judged} | {event['kind']}: {mark}")
-            self._show(line, final=not self.live)
-        elif kind == "best_improved":
-            self.best = (f"{event['speedup_vs_eager']:.2f}x vs eager" if event["timed"]
-                         else "valid (not timed)")
-        elif kind == "error" and not event["fatal"]:     # fatal errors are the command's own message
-            self._show(f"error: {event['message']}", final=True)
-        elif kind == "job_finished":
-            if self.live:
-                self.stream.write("\n")
-            self.stream.flush()
-
-    def _show(self, line: str, final: bool) -> None:
-        if self.live and not final:
-            self.stream.write("\r\033[K" + line[:160])
-        else:
-            self.stream.write(("\r\033[K" if self.live else "") + line + "\n")
-        self.stream.flush()
-
-
-def _bar(done: int, total: int, width: int = 20) -> str:
-    filled = int(width * done / max(total, 1))
-    return "#" * filled + "." * (width - filled)
-
-
 @contextlib.contextmanager
-def event_sink(events: str | None, progress: bool) -> Iterator[EventSink]:
-    """Events to ``events`` (a path, or '-' for stdout); a progress line on stderr unless events go to
-    stdout or ``progress`` is off."""
+def event_sink(events: str | None) -> Iterator[EventSink]:
+    """Events to ``events`` (a path, or '-' for stdout); the command line adds its progress display
+    (progress.py) as a listener."""
     sink = EventSink(job=uuid.uuid4().hex[:12])
     handle = None
     if events == "-":
@@ -126,8 +79,6 @@ def event_sink(events: str | None, progress: bool) -> Iterator[EventSink]:
         Path(events).parent.mkdir(parents=True, exist_ok=True)
         handle = open(events, "a", encoding="utf-8")
         sink.streams.append(handle)
-    if progress and events != "-":
-        sink.listeners.append(Progress(sys.stderr))
     try:
         yield sink
     finally:

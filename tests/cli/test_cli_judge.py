@@ -69,7 +69,6 @@ def worker_runs(data_dir):
     runs = {
         "valid": (str(REFERENCE), str(CANDIDATE), "--device", "cpu"),
         "valid_json": (str(REFERENCE), str(CANDIDATE), "--device", "cpu", "--json"),
-        "no_such_class": (f"{REFERENCE}::NoSuchClass", str(CANDIDATE), "--device", "cpu", "--json"),
         "broken_init": (str(data_dir / "broken_init.py"), str(CANDIDATE), "--device", "cpu", "--json"),
         "broken_init_human": (str(data_dir / "broken_init.py"), str(CANDIDATE), "--device", "cpu"),
     }
@@ -128,15 +127,6 @@ def test_invalid_candidate_json(data_dir):
     assert "line 4" in data["reason"]
 
 
-def test_no_such_class_is_a_reference_error_with_hint(worker_runs):
-    out = result(worker_runs, "no_such_class")
-    assert out.returncode == 1, out.stdout + out.stderr
-    data = only_json(out.stdout)
-    assert (data["verdict"], data["stage"]) == ("error", "reference")
-    assert "has no class 'NoSuchClass'" in data["reason"]
-    assert "(modules in the file: Model; pick one with FILE.py::ClassName)" in data["reason"]
-
-
 def test_get_init_inputs_raising_is_a_reference_error(worker_runs):
     out = result(worker_runs, "broken_init")
     assert out.returncode == 1, out.stdout + out.stderr
@@ -170,6 +160,12 @@ def test_missing_candidate(tmp_path):
     missing = tmp_path / "no_candidate.py"
     assert_usage_error(run_cli(str(REFERENCE), str(missing), "--device", "cpu", "--json"),
                        "adaexplore judge: candidate file not found:", "no_candidate.py")
+
+
+def test_no_such_class_is_a_usage_error_naming_the_classes():
+    assert_usage_error(run_cli(f"{REFERENCE}::NoSuchClass", str(CANDIDATE), "--device", "cpu", "--json"),
+                       "adaexplore judge: the reference", "has no class 'NoSuchClass'",
+                       "(classes in the file: Model; pick one with FILE.py::ClassName)")
 
 
 def test_bad_class_name_after_colons():
