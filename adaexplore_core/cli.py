@@ -382,7 +382,10 @@ def _cmd_lsp(args: argparse.Namespace) -> int:
     try:
         import adaexplore_server.server  # noqa: F401 - its imports are the server extra's packages
     except ModuleNotFoundError as e:
-        print(missing_extra_message("lsp", e), file=sys.stderr)
+        message = missing_extra_message("lsp", e)
+        if message is None:                    # not a module of the extra: a real failure, shown as one
+            raise
+        print(message, file=sys.stderr)
         return USAGE_ERROR
     from adaexplore_server.__main__ import main as serve
     return serve()
@@ -565,6 +568,7 @@ def main(argv: list[str] | None = None) -> int:
         traceback.print_exc()
         print(f"adaexplore {args.command}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
         return INTERNAL_ERROR
+
 
 if __name__ == "__main__":
     sys.exit(main())
