@@ -9,6 +9,7 @@ torch.compile. Speed metrics exist only for timed (GPU) runs. Files: bench.json,
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import re
@@ -49,6 +50,24 @@ def problem_files(inputs: list[str]) -> list[Path]:
         if f.resolve() not in [u.resolve() for u in unique]:
             unique.append(f)
     return unique
+
+
+REQUIRES = re.compile(r"#\s*requires:\s*(?P<names>[\w.\-, ]+?)\s*$")
+
+
+def missing_requirements(path: Path) -> list[str]:
+    """The libraries a problem's first line ``# requires: transformers, timm`` names that this Python cannot
+    import (such a problem is skipped, not failed)."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            first = f.readline()
+    except (OSError, UnicodeDecodeError):
+        return []                              # the search says what is wrong with the file
+    match = REQUIRES.match(first.strip())
+    if not match:
+        return []
+    names = [n.strip() for n in match["names"].split(",") if n.strip()]
+    return [n for n in names if importlib.util.find_spec(n) is None]
 
 
 def _problem_order(path: Path) -> tuple[int, str]:
@@ -126,9 +145,13 @@ def summarize(entries: list[dict[str, Any]], key: str = "best") -> dict[str, Any
     return summary
 
 
-def report(entries: list[dict[str, Any]], steps: int, env: dict[str, Any] | None = None) -> dict[str, Any]:
+def report(entries: list[dict[str, Any]], steps: int, env: dict[str, Any] | None = None,
+           skipped: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """bench.json: the metrics over the problems run; ``skipped``: problems whose libraries are not installed
+    (in no metric)."""
     return {"steps_per_problem": steps, "summary": summarize(entries, "best"),
-            "single_shot": summarize(entries, "first"), "problems": entries, "env": env or {}}
+            "single_shot": summarize(entries, "first"), "problems": entries, "env": env or {},
+            "skipped": skipped or []}
 
 
 def _fmt(value: Any, suffix: str = "x") -> str:
@@ -165,6 +188,10 @@ def markdown(data: dict[str, Any]) -> str:
             "unsupported" if not e["supported"] else "no"
         lines.append(f"| {e['name']} | {status} | {_fmt(e['best_vs_eager'])} | {_fmt(e['best_vs_compile'])} | "
                      f"{_fmt(e['first_vs_eager'])} | {e['steps']} | {e['best_description'] or e['error'][:120]} |")
+    skipped = data.get("skipped") or []
+    if skipped:
+        lines += ["", "Skipped, libraries not installed (in no metric): "
+                  + ", ".join(f"{e['name']} (needs {', '.join(e['missing'])})" for e in skipped)]
     return "\n".join(lines) + "\n"
 
 
@@ -252,9 +279,15 @@ def run_bench(files: list[Path], *, steps: int, out: Path, pool: Any, proposer_f
     from .jobs import run_search
 
     entries: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
     env: dict[str, Any] = {}
     data: dict[str, Any] = report(entries, steps)
     for path in files:
+        missing = missing_requirements(path)
+        if missing:
+            skipped.append({"problem": str(path), "name": path.stem, "missing": missing})
+            print(f"{path.name}: skipped (needs {', '.join(missing)}, not installed)", file=sys.stderr, flush=True)
+            continue
         try:
             task = TaskSpec.parse(str(path))
             result = run_search(task, steps=steps, out=out / "problems" / problem_slug(path), pool=pool,
@@ -269,12 +302,14 @@ def run_bench(files: list[Path], *, steps: int, out: Path, pool: Any, proposer_f
                 if node.verdict and node.verdict.get("env"):
                     env = env or _env_summary(node.verdict["env"])
             if result.interrupted:
-                data = report(entries, steps, env)
+                data = report(entries, steps, env, skipped)
                 write(data, out)
                 raise KeyboardInterrupt
-        data = report(entries, steps, env)
+        data = report(entries, steps, env, skipped)
         write(data, out)
         print(f"{len(entries)}/{len(files)} {path.name}: " + _problem_line(entries[-1]), file=sys.stderr, flush=True)
+    data = report(entries, steps, env, skipped)
+    write(data, out)
     return data
 
 

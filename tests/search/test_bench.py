@@ -104,12 +104,19 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 def test_bench_command_on_cpu(tmp_path):
     out = tmp_path / "bench"
-    result = _cli(str(DATA / "pointwise_chain.py"), str(DATA / "unsupported" / "conv_only.py"),
+    needs_library = tmp_path / "needs_library.py"
+    needs_library.write_text("# requires: adaexplore_no_such_library, json\n"
+                             + (DATA / "log_softmax.py").read_text(encoding="utf-8"), encoding="utf-8")
+    result = _cli(str(DATA / "pointwise_chain.py"), str(DATA / "unsupported" / "conv_only.py"), str(needs_library),
                   str(DATA / "log_softmax.py"), "--steps", "2", "--out", str(out), "--device", "cpu", "--quiet")
     assert result.returncode == 0, result.stderr
     data = json.loads((out / bench.JSON_FILE).read_text())
     names = [e["name"] for e in data["problems"]]
-    assert names == ["pointwise_chain", "conv_only", "log_softmax"]
+    assert names == ["pointwise_chain", "conv_only", "log_softmax"]            # the skipped one in no metric
+    assert data["skipped"] == [{"problem": str(needs_library), "name": "needs_library",
+                                "missing": ["adaexplore_no_such_library"]}]
+    assert "needs_library (needs adaexplore_no_such_library)" in (out / bench.MARKDOWN_FILE).read_text()
+    assert "skipped (needs adaexplore_no_such_library" in result.stderr
     by_name = {e["name"]: e for e in data["problems"]}
     assert by_name["conv_only"]["supported"] is False and "unsupported" in by_name["conv_only"]["error"]
     assert by_name["pointwise_chain"]["valid"] and by_name["pointwise_chain"]["steps"] == 2
@@ -135,3 +142,12 @@ def test_single_shot_accuracy_counts_only_valid_first_candidates():
     data = bench.report(entries, steps=5)
     assert data["summary"]["accuracy"] == 1.0
     assert data["single_shot"]["accuracy"] == pytest.approx(1 / 3)
+
+
+def test_missing_requirements_reads_the_first_line_only(tmp_path):
+    file = tmp_path / "p.py"
+    file.write_text("# requires: json, adaexplore_no_such_library ,  os\nimport torch\n")
+    assert bench.missing_requirements(file) == ["adaexplore_no_such_library"]
+    file.write_text("import torch\n# requires: adaexplore_no_such_library\n")
+    assert bench.missing_requirements(file) == []
+    assert bench.missing_requirements(tmp_path / "absent.py") == []
