@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from diskcache import Timeout as CacheBusy
+
 from adaexplore_core.jsonstore import PickledRowError, open_json_cache, private_directory
 
 log = logging.getLogger(__name__)
@@ -124,6 +126,27 @@ class CacheProblem:
                 "another folder.")
 
 
+class SessionResults:
+    """Results the folder could not store, in memory: the server still shows them until it ends."""
+
+    def __init__(self) -> None:
+        self.results: dict[str, dict[str, Any]] = {}
+        self.latest_keys: dict[tuple[str, str], str] = {}
+
+    def put(self, key: str, uri: str, class_name: str, result: dict[str, Any]) -> None:
+        self.results[key] = result
+        self.latest_keys[uri, class_name] = key
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self.results.get(key)
+
+    def latest(self, uri: str, class_name: str) -> tuple[str, dict[str, Any]] | None:
+        key = self.latest_keys.get((uri, class_name))
+        return (key, self.results[key]) if key is not None else None
+
+
+_BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+_CORRUPT = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 _CACHE_FILE = re.compile(r"cache\.db(-wal|-shm|-journal)?|[0-9a-f]{2}")
 
 
@@ -136,15 +159,20 @@ class GuardedCache:
         self.on_problem = on_problem
         self.problem: CacheProblem | None = None
         self._cache: ResultCache | None = None
+        self._session = SessionResults()
 
     def get(self, key: str) -> dict[str, Any] | None:
-        return self._call(lambda cache: cache.get(key))
+        found = self._call(lambda cache: cache.get(key))
+        return found if found is not None else self._session.get(key)
 
     def latest(self, uri: str, class_name: str) -> tuple[str, dict[str, Any]] | None:
-        return self._call(lambda cache: cache.latest(uri, class_name))
+        unsaved = self._session.latest(uri, class_name)
+        return unsaved if unsaved is not None else self._call(lambda cache: cache.latest(uri, class_name))
 
     def put(self, key: str, uri: str, class_name: str, result: dict[str, Any]) -> None:
-        self._call(lambda cache: cache.put(key, uri, class_name, result))
+        """Store a result; when the folder cannot (off, or busy for long), this session keeps it."""
+        if self._call(lambda cache: cache.put(key, uri, class_name, result) or True) is None:
+            self._session.put(key, uri, class_name, result)
 
     def _call(self, operation: Callable[[ResultCache], Any]) -> Any:
         if self.problem is not None:
@@ -153,17 +181,21 @@ class GuardedCache:
             if self._cache is None:
                 self._cache = ResultCache(self.base)
             return operation(self._cache)
-        except PickledRowError as e:
-            log.warning("%s: %s", self.base, e)
+        except (PickledRowError, CacheBusy) as e:                 # one row, or another process writes for long
+            log.warning("%s: %s", self.base, e or "busy")
             return None
         except (OSError, sqlite3.Error) as e:
-            self._fail(e)
+            if getattr(e, "sqlite_errorcode", None) in _BUSY:     # locked: a miss, not a broken cache
+                log.warning("%s: %s", self.base, e)
+            else:
+                self._fail(e)
             return None
 
     def _fail(self, error: Exception) -> None:
         results = self.base / "results"
+        corrupt = getattr(error, "sqlite_errorcode", None) in _CORRUPT       # not read-only, full or I/O errors
         self.problem = CacheProblem(self.base, f"{type(error).__name__}: {error}",
-                                    clearable=isinstance(error, sqlite3.DatabaseError) and _only_cache_files(results))
+                                    clearable=corrupt and _only_cache_files(results))
         self.close()
         self.on_problem(self.problem)
 

@@ -2,7 +2,8 @@
 came from.
 
 Clients spell one file's URI several ways (``file:///c%3A/My%20Project/m.py``, ``file:///C:/My Project/m.py``);
-``canonical_uri`` is the one spelling the server keys documents, jobs and cached results by. Messages to
+``canonical_uri`` is the one spelling the server keys documents, jobs and cached results by: itself a URI (so
+canonical twice is canonical once, and ``a%23b.py`` stays a file name, not ``a`` with a fragment). Messages to
 the client keep the spelling it opened the document with.
 
 A URI the client has not opened is read from disk only when it is a regular file of at most
@@ -16,12 +17,13 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 MAX_UNOPENED_BYTES = 4 * 1024 * 1024
 MAX_ANALYSED_CHARS = 1_000_000               # larger documents are not analysed (one diagnostic says so):
 MAX_ANALYSED_LINES = 50_000                   # tree-sitter takes about a second at these sizes
 _DRIVE = re.compile(r"^/([A-Za-z]):")
+_PATH_SAFE = "/:@!$&'()*+,;=~"              # RFC 3986 path characters that need no escape (not "%", "?", "#")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -42,22 +44,26 @@ class Document:
 
 
 def canonical_uri(uri: str) -> str:
-    """``uri`` percent-decoded, with a Windows drive letter in lower case (``file:///c:/...``)."""
-    decoded = unquote(uri)
-    if decoded.startswith("file://"):
-        scheme, rest = "file://", decoded[len("file://"):]
-        authority, slash, path = rest.partition("/")
-        path = _DRIVE.sub(lambda m: f"/{m.group(1).lower()}:", slash + path)
-        return scheme + authority + path
-    return decoded
+    """A ``file:`` URI with its path decoded and encoded again one way, a Windows drive letter in lower case
+    (``file:///c:/...``) and ``localhost`` dropped; a URI of another scheme as it is."""
+    parts = urlsplit(uri)
+    if parts.scheme.lower() != "file":
+        return uri
+    path = _DRIVE.sub(lambda m: f"/{m.group(1).lower()}:", unquote(parts.path))
+    host = parts.netloc.lower()
+    return urlunsplit(("file", "" if host == "localhost" else host, quote(path, safe=_PATH_SAFE), parts.query,
+                       parts.fragment))
 
 
 def uri_to_path(uri: str) -> Path | None:
-    """The local path of a ``file:`` URI (a drive path stays ``c:/...``); None for other schemes."""
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
+    """The local path of a ``file:`` URI (a drive path stays ``c:/...``, a UNC URI is ``//host/share/...`` on
+    Windows); None for other schemes and, elsewhere, for a file on another host."""
+    parts = urlsplit(uri)
+    if parts.scheme.lower() != "file":
         return None
-    path = unquote(parsed.path)
+    path = unquote(parts.path)
+    if parts.netloc.lower() not in ("", "localhost"):
+        return Path(f"//{parts.netloc}{path}") if os.name == "nt" else None
     if _DRIVE.match(path) and os.name == "nt":
         path = path[1:]
     return Path(path)

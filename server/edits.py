@@ -74,10 +74,14 @@ async def preview(ls: "AdaExploreServer", doc: Document, class_name: str) -> dic
     _, _, edits = patched(ls, doc, class_name)
     new_text = patch.apply_edits(doc.text, edits, ls.encoding())
     path = uri_to_path(doc.key)
-    folder = private_directory(ls.settings.cache_path() / "previews")
     digest = hashlib.sha256(doc.key.encode()).hexdigest()[:8]
-    shown = folder / f"{(path.stem if path else 'module')}.{class_name}.{digest}.adaexplore-preview.py"
-    shown.write_text(new_text, encoding="utf-8")
+    try:
+        folder = private_directory(ls.settings.cache_path() / "previews")
+        shown = folder / f"{(path.stem if path else 'module')}.{class_name}.{digest}.adaexplore-preview.py"
+        shown.write_text(new_text, encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"cannot write the preview in {ls.settings.cache_path() / 'previews'} ({e.strerror or e}): "
+                        "set adaexplore.cacheDir to a writable folder") from e
     if ls.client_supports("window.show_document.support"):
         try:
             await asyncio.wait_for(ls.window_show_document_async(types.ShowDocumentParams(
@@ -88,13 +92,15 @@ async def preview(ls: "AdaExploreServer", doc: Document, class_name: str) -> dic
 
 
 async def confirm_untimed(ls: "AdaExploreServer", class_name: str) -> bool:
-    """Ask before applying a result that was never timed; no answer (or no way to ask) means no."""
+    """Ask before applying a result that was never timed: True to apply, False when the user declined (or
+    dismissed the question); a UserError when the editor could not ask, so nothing is applied unasked."""
     try:
         answer = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
             type=types.MessageType.Warning, message=presenters.untimed_apply_question(class_name),
             actions=[types.MessageActionItem(title=APPLY_UNTIMED), types.MessageActionItem(title=KEEP_ORIGINAL)]))
-    except Exception:  # noqa: BLE001 - the client could not ask the user
-        return False
+    except Exception as e:  # noqa: BLE001 - the client could not ask the user
+        raise UserError(f"the result for {class_name} was never timed and the editor could not ask whether to "
+                        f"apply it ({e}); nothing changed") from e
     return answer is not None and answer.title == APPLY_UNTIMED
 
 

@@ -152,9 +152,12 @@ class JobService:
             if token:
                 ls.work_done_progress.report(token, types.WorkDoneProgressReport(message="running", percentage=0))
             return
-        message = await self._finish(job)
-        if token:
-            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+        message = f"{job.class_name}: {job.state}"
+        try:
+            message = await self._finish(job)
+        finally:                                   # the client's progress ends, whatever _finish met
+            if token:
+                ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
     async def _finish(self, job: Job) -> str:
         ls = self.ls

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import logging
 import os
 import signal
 import sys
@@ -25,6 +26,7 @@ from adaexplore_core.devices import cuda_device_count
 from adaexplore_core.judge.lifetime import die_with_parent
 from adaexplore_core.search.events import EventError, parse_line
 
+log = logging.getLogger(__name__)
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
 INTERRUPT_GRACE_S = 10.0           # after SIGINT, how long the engine gets to save before SIGKILL
 _ids = itertools.count(1)
@@ -203,7 +205,7 @@ class JobManager:
             if asyncio.iscoroutine(result):
                 await result
         except Exception:  # noqa: BLE001 - a display problem must not end the job
-            pass
+            log.exception("%s: showing its %s failed", job.id, (event or {}).get("event", "end"))
 
     def cancel(self, job_id: str) -> Job | None:
         """Interrupt the job's process group (the engine saves its tree), then kill it after a grace period."""
@@ -263,11 +265,13 @@ def read_result(job: Job) -> dict[str, Any] | None:
     """The finished job's result for the cache: the report's headline facts and the best source."""
     report_path, best_path = job.out / "report.json", job.out / "best.py"
     try:
-        report = json.loads(report_path.read_text())
-    except (OSError, ValueError):
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+        best = report.get("best") if isinstance(report, dict) else None
+        source = best_path.read_text(encoding="utf-8") if best and best_path.exists() else ""
+    except (OSError, ValueError):            # UnicodeDecodeError is a ValueError
         return None
-    best = report.get("best")
-    source = best_path.read_text() if best and best_path.exists() else ""
+    if not isinstance(report, dict):
+        return None
     return {"class": job.class_name, "digest": job.digest, "uri": job.uri, "job": job.id,
             "finished": time.time(), "steps": report.get("steps"), "valid": report.get("valid"),
             "best": best, "best_source": source, "device": job.device, "proposer": job.proposer,

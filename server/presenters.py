@@ -139,7 +139,7 @@ def too_large_diagnostic(chars: int, lines: int, max_chars: int, max_lines: int)
 
 
 def hover(module: ModuleClass, status: ModuleStatus) -> types.Hover | None:
-    if status.result is None or status.state in (ResultState.NO_RESULT,):
+    if status.result is None:
         return None
     markdown = hover_markdown(module, status)
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),

@@ -5,7 +5,8 @@ waiting forever, and a request whose params do not match the protocol's types is
 Here a ``Framer`` finds message bodies in the byte stream and resynchronises on the next ``Content-Length``
 header after garbage, and ``HardenedProtocol.decode`` answers a request whose params cannot be read with -32602
 (InvalidParams), a request before ``initialize`` with -32002 (ServerNotInitialized), then hands the message
-to pygls. Before ``exit``, the requests in flight (``shutdown``) get to answer.
+to pygls; an answer of the client that cannot be read fails the server's request it answers (never left
+waiting). Before ``exit``, the requests in flight (``shutdown``) get to answer.
 """
 from __future__ import annotations
 
@@ -28,6 +29,11 @@ READ_CHUNK = 1024 * 1024
 EXIT_GRACE_S = 2.0
 _HEADER_START = re.compile(rb"Content-Length:", re.IGNORECASE)
 _LENGTH = re.compile(rb"Content-Length: *(\d{1,20}) *\r\n", re.IGNORECASE)
+_HEADER_LINES = re.compile(rb"(?:[A-Za-z-]+:[^\r\n]*\r\n)*[^\r\n]*\r?")     # header lines, the last one unfinished
+_LINE_MAX = len(b"Content-Length: 99999999999999999999\r\n")
+_PARTIAL_LENGTH = re.compile(                # the start of a Content-Length line, up to the end of the buffer
+    rb"(?:" + b"".join(re.escape(bytes([c])) + b"(?:" for c in b"Content-Length:") + rb" *(?:\d+\r?)?"
+    + b")?" * len(b"Content-Length:") + rb")\Z", re.IGNORECASE)
 SERVER_NOT_INITIALIZED, INVALID_REQUEST, INVALID_PARAMS = -32002, -32600, -32602
 _BEFORE_INITIALIZE = (types.INITIALIZE, types.EXIT)
 
@@ -48,8 +54,9 @@ class Framer:
         while True:
             start = _HEADER_START.search(self.buffer)
             if start is None:
-                self._skip(max(0, len(self.buffer) - len(b"Content-Length:")), "no message header")
-                return None
+                if len(self.buffer) > MAX_HEADER_BYTES or not _HEADER_LINES.fullmatch(self.buffer):
+                    self._skip(max(0, len(self.buffer) - len(b"Content-Length:")), "no message header")
+                return None                  # else other headers (Content-Type) so far: wait for ours
             self._skip(start.start(), "bytes outside a message")
             end = self.buffer.find(b"\r\n\r\n")
             if end == -1:
@@ -64,13 +71,17 @@ class Framer:
                               f"{MAX_MESSAGE_BYTES} bytes)")
                 continue
             body_start = end + 4
-            scan_from = max(body_start, self._scanned - len(b"Content-Length: 99999999999999999999\r\n"))
-            cut = _LENGTH.search(self.buffer, scan_from, body_start + length)
-            if cut is not None:
+            body_end = body_start + length
+            scan_from = max(body_start, self._scanned - _LINE_MAX)
+            cut = _LENGTH.search(self.buffer, scan_from, body_end + _LINE_MAX)     # a header may end past it
+            if cut is not None and cut.start() < body_end:
                 self._skip(cut.start(), "a message shorter than its Content-Length")
                 continue
-            if len(self.buffer) < body_start + length:
+            if len(self.buffer) < body_end:
                 self._scanned = len(self.buffer)
+                return None
+            partial = _PARTIAL_LENGTH.search(self.buffer, max(body_start, body_end - _LINE_MAX))
+            if partial is not None and partial.start() < body_end:    # a header cut by the read: wait for it
                 return None
             body = bytes(self.buffer[body_start:body_start + length])
             del self.buffer[:body_start + length]
@@ -80,26 +91,28 @@ class Framer:
     def _skip(self, count: int, why: str) -> None:
         if count <= 0:
             return
-        if not (why == "bytes outside a message" and self.buffer[:count].strip().lower().startswith(b"content-type")):
+        if not self.buffer[:count].strip().lower().startswith(b"content-type"):      # a header before ours
             log.warning("skipped %d bytes of input: %s", count, why)
         del self.buffer[:count]
         self._scanned = 0
 
 
+def strict_type(kind: type) -> Any:
+    """A cattrs structure hook taking only values of ``kind`` as they are (True is not the int 1)."""
+    def structure(value: Any, _: type) -> Any:
+        if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+            raise TypeError(f"expected {kind.__name__}, not {type(value).__name__}")
+        return value
+    return structure
+
+
 def strict_converter() -> Any:
-    """pygls's converter, without cattrs's coercions of str and int (``"uri": 5`` is not the URI "5", and
-    ``"line": "3"`` is not 3): a wrong-typed param is an InvalidParams error."""
+    """pygls's converter, without cattrs's coercions of str, int and bool (``"uri": 5`` is not the URI "5",
+    ``"line": "3"`` or ``true`` is not a line): a wrong-typed param is an InvalidParams error."""
     converter = default_converter()
-
-    def strict(kind: type):
-        def structure(value: Any, _: type) -> Any:
-            if not isinstance(value, kind):
-                raise TypeError(f"expected {kind.__name__}, not {type(value).__name__}")
-            return value
-        return structure
-
-    converter.register_structure_hook(str, strict(str))
-    converter.register_structure_hook(int, strict(int))
+    converter.register_structure_hook(str, strict_type(str))
+    converter.register_structure_hook(int, strict_type(int))
+    converter.register_structure_hook(bool, strict_type(bool))        # else bool fields get int's hook
 
     def strict_sequence(kind: Any) -> Any:
         elements = cattrs.cols.list_structure_factory(kind, converter)
@@ -143,7 +156,13 @@ class HardenedProtocol(LanguageServerProtocol):
         try:
             message = json.loads(body, object_hook=self.structure_message)
         except Exception as e:  # noqa: BLE001 - the params do not match the protocol's types
-            self._refuse(raw, INVALID_PARAMS, f"invalid params for {method}: {_describe(e.__cause__ or e)}")
+            why = _describe(e.__cause__ or e)
+            if method is None and "id" in raw:      # the client's answer to our request: its waiter must not hang
+                log.warning("an answer that does not match the protocol's types: %s", why)
+                self._handle_response(raw["id"], error=types.ResponseError(
+                    code=INVALID_PARAMS, message=f"the editor's answer could not be read: {why}"))
+                return None
+            self._refuse(raw, INVALID_PARAMS, f"invalid params for {method}: {why}")
             return None
         if method == types.INITIALIZE:
             self.initialize_seen = True
@@ -157,12 +176,9 @@ class HardenedProtocol(LanguageServerProtocol):
         before exit (pygls keeps a request's future until it answers)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while loop.time() < deadline and any(not f.done() for f in self._request_futures.values()
-                                              if isinstance(f, asyncio.Future) or f in self._client_requests()):
+        while loop.time() < deadline and any(not self._request_futures[i].done() for i in self.client_request_ids
+                                              if i in self._request_futures):
             await asyncio.sleep(0.01)
-
-    def _client_requests(self) -> list[Any]:
-        return [self._request_futures[i] for i in self.client_request_ids if i in self._request_futures]
 
     def _refuse(self, raw: Any, code: int, message: str) -> None:
         msg_id = raw.get("id") if isinstance(raw, dict) else None

@@ -64,6 +64,7 @@ class AdaExploreServer(LanguageServer):
         self.documents = Documents()
         self.jobs = JobService(self)
         self.settings_loaded = asyncio.Event()
+        self._settings_reads = 0
         self._cache: GuardedCache | None = None
         self._cache_settings: Settings | None = None
         self._publish_handles: dict[str, asyncio.TimerHandle] = {}
@@ -132,9 +133,16 @@ class AdaExploreServer(LanguageServer):
             self.show(types.MessageType.Warning, problem.message())
             return
         if answer is not None and answer.title == action:
-            await clear_cache(self)
+            try:
+                await clear_cache(self)
+            except UserError as e:                          # not a command: nobody else would show it
+                self.show(types.MessageType.Error, f"AdaExplore: {e}")
 
     async def load_settings(self) -> None:
+        """Read the settings; when a newer read starts meanwhile (a change during ``initialized``), its answer
+        stands, not this one's."""
+        self._settings_reads += 1
+        this_read = self._settings_reads
         data = self.init_options.get("adaexplore", self.init_options) if isinstance(self.init_options, dict) \
             else None
         if self.client_supports("workspace.configuration"):
@@ -145,6 +153,8 @@ class AdaExploreServer(LanguageServer):
                     data = {**(data or {}), **items[0]}
             except Exception:  # noqa: BLE001 - a client without configuration: initializationOptions stand
                 pass
+        if this_read != self._settings_reads:
+            return
         self.settings, problems = read_settings(data)
         self.settings_loaded.set()
         for problem in problems:

@@ -12,6 +12,8 @@ import cattrs
 
 from adaexplore_core.jsonstore import default_cache_dir
 
+from .protocol import strict_type
+
 MAX_STEPS = 10_000
 PROPOSERS = ("builtin", "llm")
 CLIENT_KEYS = {"base_url": "baseUrl", "cache_dir": "cacheDir"}     # field -> the key clients send
@@ -33,16 +35,8 @@ class Settings:
 def _strict_converter() -> cattrs.Converter:
     """cattrs, without its coercions: "20" is not an int and 5 is not a str."""
     converter = cattrs.Converter()
-
-    def strict(kind: type):
-        def structure(value: Any, _: type) -> Any:
-            if isinstance(value, bool) or not isinstance(value, kind):
-                raise TypeError(f"expected {kind.__name__}")
-            return value
-        return structure
-
-    converter.register_structure_hook(int, strict(int))
-    converter.register_structure_hook(str, strict(str))
+    converter.register_structure_hook(int, strict_type(int))
+    converter.register_structure_hook(str, strict_type(str))
     return converter
 
 

@@ -10,7 +10,9 @@
   the pool tells which sessions it started. When its stdin reaches end of file, because the pool closed it or
   because the pool's process died in any way (SIGKILL included), it kills those sessions and exits.
 
-Linux only where noted; elsewhere ``die_with_parent`` returns None and sessions are killed by process group.
+Linux only where noted: elsewhere ``die_with_parent`` returns None, and without a readable /proc sessions are
+killed by process group. A session's number is checked against its leader's start time before it is killed
+(once its processes are gone, the number can lead an unrelated session).
 Never imports torch (the language server uses ``die_with_parent``).
 """
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Mapping
 
 from .protocol import scrubbed_environment
 
@@ -70,15 +72,30 @@ def set_parent_death_signal(parent: int, sig: int = signal.SIGKILL) -> None:
             os.kill(os.getpid(), sig)
 
 
-def _stat(pid: str) -> tuple[str, int] | None:
-    """A process's state letter and session id from /proc/<pid>/stat; None when it is gone."""
+def _stat(pid: int | str) -> tuple[str, int, int] | None:
+    """A process's state letter, session id and start time (clock ticks after boot) from /proc/<pid>/stat;
+    None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:
         return None
     fields = data[data.rfind(b")") + 2:].split()        # after "pid (comm) ": state ppid pgrp session ...
-    return fields[0].decode(), int(fields[3])
+    return fields[0].decode(), int(fields[3]), int(fields[19])
+
+
+def start_time(pid: int) -> int | None:
+    """When process ``pid`` started (None when it is gone or /proc cannot tell): with its pid, who it is."""
+    found = _stat(pid)
+    return found[2] if found else None
+
+
+def _ours(sid: int, started: Mapping[int, int | None]) -> bool:
+    """Whether session ``sid`` is still the one whose leader started at ``started[sid]``. A session's number
+    stays taken while any process of it lives, so it can name an unrelated session only once a new process
+    with that pid leads one: then that process's start time differs."""
+    now = start_time(sid)
+    return started.get(sid) is None or now is None or now == started[sid]
 
 
 def session_members(sids: set[int] | frozenset[int]) -> list[int]:
@@ -92,16 +109,23 @@ def session_members(sids: set[int] | frozenset[int]) -> list[int]:
     return members
 
 
-def kill_sessions(sids: set[int] | frozenset[int]) -> None:
-    """SIGKILL every process of the sessions ``sids``, until none is left (a second or so at most)."""
+def kill_sessions(sids: Iterable[int], started: Mapping[int, int | None] | None = None) -> None:
+    """SIGKILL every process of the sessions ``sids``, until none is left (a second or so at most). A session
+    whose leader's start time is in ``started`` is left alone once its number leads another session."""
+    started = started or {}
+    sids = frozenset(sids)
     if not sids:
         return
-    if not os.path.isdir("/proc"):                     # no /proc: the leaders' process groups
-        for sid in sids:
-            _kill(lambda: os.killpg(sid, signal.SIGKILL))
-        return
     for _ in range(KILL_PASSES):
-        found = session_members(sids)
+        live = frozenset(sid for sid in sids if _ours(sid, started))
+        try:
+            found = session_members(live) if os.path.exists(f"/proc/{os.getpid()}/stat") else None
+        except OSError:
+            found = None
+        if found is None:                              # no readable /proc: the leaders' process groups
+            for sid in live:
+                _kill(lambda: os.killpg(sid, signal.SIGKILL))
+            return
         if not found:
             return
         for pid in found:
@@ -121,7 +145,7 @@ class Reaper:
     ``kill_all`` to end them all now, ``close`` to end them and the reaper."""
 
     def __init__(self, python: str = sys.executable) -> None:
-        self.sessions: set[int] = set()
+        self.sessions: dict[int, int | None] = {}      # session id -> its leader's start time
         self._lock = threading.Lock()
         env = scrubbed_environment()
         root = str(Path(__file__).resolve().parents[2])
@@ -138,20 +162,22 @@ class Reaper:
             pass                                        # the reaper is gone: kill_all and close still work
 
     def watch(self, sid: int) -> None:
+        """Watch the session that process ``sid`` (alive now) leads."""
+        started = start_time(sid)
         with self._lock:
-            self.sessions.add(sid)
-            self._tell(f"watch {sid}")
+            self.sessions[sid] = started
+            self._tell(f"watch {sid} {started}" if started is not None else f"watch {sid}")
 
     def forget(self, sid: int) -> None:
         """After ``kill_sessions({sid})``: its number may be used again by an unrelated session."""
         with self._lock:
-            self.sessions.discard(sid)
+            self.sessions.pop(sid, None)
             self._tell(f"forget {sid}")
 
     def kill_all(self) -> None:
         with self._lock:
-            sessions = frozenset(self.sessions)
-        kill_sessions(sessions)
+            sessions = dict(self.sessions)
+        kill_sessions(sessions, sessions)
 
     def close(self) -> None:
         self.kill_all()
@@ -169,17 +195,18 @@ class Reaper:
 
 
 def main() -> int:
-    """The reaper process: reads ``watch SID`` / ``forget SID`` lines; at end of file kills those sessions."""
+    """The reaper process: reads ``watch SID [START]`` / ``forget SID`` lines; at end of file kills those
+    sessions."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the pool's end is end of file, nothing else
-    sessions: set[int] = set()
+    sessions: dict[int, int | None] = {}
     for line in sys.stdin.buffer:
         words = line.split()
-        if len(words) == 2 and words[1].isdigit():
+        if len(words) in (2, 3) and all(w.isdigit() for w in words[1:]):
             if words[0] == b"watch":
-                sessions.add(int(words[1]))
+                sessions[int(words[1])] = int(words[2]) if len(words) == 3 else None
             elif words[0] == b"forget":
-                sessions.discard(int(words[1]))
-    kill_sessions(sessions)
+                sessions.pop(int(words[1]), None)
+    kill_sessions(sessions, sessions)
     return 0
 
 

@@ -3,6 +3,7 @@ and never unpickled; two editors can share one cache."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import multiprocessing
 import os
 import stat
@@ -15,7 +16,7 @@ import diskcache
 import pytest
 
 from adaexplore_core.jsonstore import json_disk
-from adaexplore_server.cache import PickledRowError, ResultCache, content_key, private_directory
+from adaexplore_server.cache import GuardedCache, PickledRowError, ResultCache, content_key, private_directory
 
 RESULT = {"best": True, "speedup": 1.25, "kernels": ["a", "b"], "nested": {"x": None, "y": [1, 2.5]},
           "best_source": "import triton\n# é 😀 中\n"}
@@ -428,3 +429,49 @@ def test_two_processes_writing_at_once(tmp_path):
         assert key == "shared" and shared["i"] == 119 and shared["tag"] in "pq"
     finally:
         check.close()
+
+
+def locked(guarded: GuardedCache) -> sqlite3.Connection:
+    """Another process's long write: an exclusive lock on the cache's database, and a short busy timeout."""
+    guarded.put("k", "file:///a.py", "Net", {"n": 1})
+    guarded._cache._cache.close()                   # diskcache reconnects with the timeout below
+    guarded._cache._cache._timeout = 0.1
+    lock = sqlite3.connect(guarded.base / "results" / "cache.db", isolation_level=None)
+    lock.execute("BEGIN EXCLUSIVE")
+    return lock
+
+
+def test_a_locked_cache_is_busy_not_broken(tmp_path):
+    problems: list = []
+    guarded = GuardedCache(tmp_path, problems.append)
+    lock = locked(guarded)
+    try:
+        assert guarded.get("not-read-yet") is None                  # SQLITE_BUSY: a miss
+        guarded.put("k2", "file:///a.py", "Net", {"n": 2})           # diskcache.Timeout: kept for the session
+        assert guarded.get("k2") == {"n": 2} and guarded.latest("file:///a.py", "Net") == ("k2", {"n": 2})
+    finally:
+        lock.rollback()
+        lock.close()
+    assert problems == [] and guarded.problem is None               # never offered for clearing
+    guarded.put("k3", "file:///a.py", "Net", {"n": 3})
+    assert ResultCache(tmp_path).get("k3") == {"n": 3}             # the folder works again
+    guarded.close()
+
+
+def test_an_unusable_folder_keeps_this_sessions_results(tmp_path):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder should be\n")
+    problems: list = []
+    guarded = GuardedCache(blocked, problems.append)
+    guarded.put("k", "file:///a.py", "Net", {"n": 1})
+    assert len(problems) == 1 and not problems[0].clearable
+    assert guarded.get("k") == {"n": 1} and guarded.latest("file:///a.py", "Net") == ("k", {"n": 1})
+
+
+def test_only_a_corrupt_database_is_offered_for_clearing(tmp_path):
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "cache.db").write_bytes(b"this is not an SQLite database" * 100)
+    problems: list = []
+    guarded = GuardedCache(tmp_path, problems.append)
+    assert guarded.get("k") is None
+    assert len(problems) == 1 and problems[0].clearable and "not a database" in problems[0].error

@@ -146,6 +146,7 @@ WRONG_PARAMS = [
     ("textDocument/hover", {"textDocument": {"uri": "file:///a.py"}, "position": "start"}),
     ("textDocument/hover", {"textDocument": {"uri": "file:///a.py"}, "position": {"line": "x", "character": 0}}),
     ("textDocument/hover", {"textDocument": {"uri": "file:///a.py"}, "position": {"line": [], "character": 0}}),
+    ("textDocument/hover", {"textDocument": {"uri": "file:///a.py"}, "position": {"line": True, "character": 0}}),
     ("textDocument/inlayHint", {"textDocument": {"uri": "file:///a.py"}}),
     ("textDocument/inlayHint", {"textDocument": {"uri": "file:///a.py"}, "range": 3}),
     ("textDocument/codeAction", {"textDocument": {"uri": "file:///a.py"}, "range": None, "context": {}}),
@@ -170,12 +171,18 @@ FRAMING = [
 ]
 
 
-async def assert_answers_promptly(wire: WireClient, uri: str, case: object) -> None:
-    response, took = await wire.timed_request("textDocument/codeLens", code_lens_request(uri), timeout=10)
-    assert [lens["command"]["title"] for lens in response["result"]] == ["Optimize with AdaExplore"], (case, response)
-    if took > NORMAL_REPLY_S:                      # one retry: a slow scheduler tick on a loaded machine
+async def assert_answers_promptly(wire: WireClient, uri: str, case: object, tries: int = 5) -> None:
+    """Every answer is right, and the fastest of a few is within NORMAL_REPLY_S: a loaded machine delays some
+    round trips (scheduler, this test's own loop), a server stuck on the input delays them all."""
+    fastest = float("inf")
+    for _ in range(tries):
         response, took = await wire.timed_request("textDocument/codeLens", code_lens_request(uri), timeout=10)
-    assert took <= NORMAL_REPLY_S, (case, took)
+        assert [lens["command"]["title"] for lens in response["result"]] == ["Optimize with AdaExplore"], \
+            (case, response)
+        fastest = min(fastest, took)
+        if fastest <= NORMAL_REPLY_S:
+            return
+    assert fastest <= NORMAL_REPLY_S, (case, fastest)
 
 
 async def test_fuzz_leaves_the_server_answering(tmp_path):
@@ -255,5 +262,53 @@ async def test_wrong_typed_settings_get_a_message_and_their_defaults(tmp_path):
         small.write_text(MODULE)
         wire.open(small.as_uri(), MODULE)
         await assert_answers_promptly(wire, small.as_uri(), "settings")
+    finally:
+        await wire.stop()
+
+
+async def test_a_file_name_with_a_percent_sign_gets_diagnostics_after_a_change(tmp_path):
+    """``a%41.py`` is ``file:///.../a%2541.py``: the key of its document must not decode a second time
+    (to ``aA.py``, a document that is not open) when the diagnostics of a change are published."""
+    wire = WireClient(env={"ADAEXPLORE_CACHE_DIR": str(tmp_path / "cache")})
+    await wire.start()
+    try:
+        await wire.initialize(options={"cacheDir": str(tmp_path / "cache")})
+        uri = (tmp_path / "a%41.py").as_uri()
+        assert uri.endswith("/a%2541.py")
+        wire.open(uri, MODULE)
+        assert await wait_until(lambda: [p for p in wire.messages("textDocument/publishDiagnostics")
+                                         if p["uri"] == uri])
+        wire.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                               "contentChanges": [{"text": MODULE + "\n"}]})
+        published = await wait_until(lambda: [p for p in wire.messages("textDocument/publishDiagnostics")
+                                              if p["uri"] == uri and p.get("version") == 2])
+        assert published, wire.messages("textDocument/publishDiagnostics")
+    finally:
+        await wire.stop()
+
+
+async def test_a_clear_that_the_server_may_no_longer_do_is_reported(tmp_path):
+    """The user answers "Clear" after another file appeared in the cache's folder: the folder is kept, and
+    the user is told so (the answer does not vanish in a background task)."""
+    cache = tmp_path / "cache"
+    (cache / "results").mkdir(parents=True)
+    (cache / "results" / "cache.db").write_bytes(b"this is not an SQLite database" * 100)
+
+    def answer(params):
+        (cache / "results" / "notes.txt").write_text("not the cache's\n")
+        return {"title": "Clear the cache folder"}
+
+    wire = WireClient(env={"ADAEXPLORE_CACHE_DIR": str(cache)})
+    wire.handlers["window/showMessageRequest"] = answer
+    await wire.start()
+    try:
+        await wire.initialize(options={"cacheDir": str(cache)})
+        small = tmp_path / "small.py"
+        small.write_text(MODULE)
+        wire.open(small.as_uri(), MODULE)
+        errors = await wait_until(lambda: [m["message"] for m in wire.messages("window/showMessage")
+                                           if "cannot be cleared" in m["message"]])
+        assert errors and str(cache) in errors[0], wire.messages("window/showMessage")
+        assert (cache / "results" / "notes.txt").exists() and (cache / "results" / "cache.db").exists()
     finally:
         await wire.stop()

@@ -125,3 +125,96 @@ async def test_cached_results_are_right_at_start_up_with_non_default_settings(tm
         assert any(r["method"] == "workspace/codeLens/refresh" for r in wire.requests)
     finally:
         await wire.stop()
+
+
+async def test_apply_of_an_untimed_result_says_so_when_the_editor_cannot_ask(tmp_path):
+    """A client without window/showMessageRequest: nothing is applied, and the user is told why (not a quiet
+    'declined')."""
+    cache = tmp_path / "cache"
+    wire = WireClient(env={"ADAEXPLORE_CACHE_DIR": str(cache)})
+    wire.handlers["workspace/applyEdit"] = lambda params: {"applied": True}
+    await wire.start()
+    try:
+        await wire.initialize(options={"cacheDir": str(cache), "device": "cpu"})
+        path = tmp_path / "scale.py"
+        seed(cache, path.as_uri(), MODULE, "Scale", UNTIMED_BEST)
+        wire.open(path.as_uri(), MODULE)
+        response = await wire.request("workspace/executeCommand", {"command": "adaexplore.apply",
+                                                                   "arguments": [path.as_uri(), "Scale"]})
+        error = response["result"]["error"]
+        assert "never timed" in error and "could not ask" in error, response
+        assert [r["method"] for r in wire.requests].count("window/showMessageRequest") == 1
+        assert "workspace/applyEdit" not in [r["method"] for r in wire.requests]
+        assert any("could not ask" in m["message"] for m in wire.messages("window/showMessage"))
+    finally:
+        await wire.stop()
+
+
+async def test_settings_read_last_are_the_settings_asked_for_last(tmp_path):
+    """A configuration change while the settings of ``initialized`` are still being asked for: the slow,
+    older answer must not replace the newer one (here: which cache folder holds the result)."""
+    old_cache, new_cache = tmp_path / "old-cache", tmp_path / "new-cache"
+    path = tmp_path / "scale.py"
+    seed(new_cache, path.as_uri(), MODULE, "Scale", UNTIMED_BEST)
+    asked = []
+
+    async def configuration(params):
+        asked.append(params)
+        if len(asked) == 1:
+            await asyncio.sleep(1.5)                          # the first answer comes last
+            return [{"cacheDir": str(old_cache), "device": "cpu"}]
+        return [{"cacheDir": str(new_cache), "device": "cpu"}]
+
+    wire = WireClient(env={"ADAEXPLORE_CACHE_DIR": str(old_cache)})
+    wire.handlers["workspace/configuration"] = configuration
+    await wire.start()
+    try:
+        await wire.initialize(capabilities={"workspace": {"configuration": True}})
+        assert await wait_until(lambda: asked)
+        wire.notify("workspace/didChangeConfiguration", {"settings": None})
+        assert await wait_until(lambda: len(asked) == 2)
+        await asyncio.sleep(2.0)                              # both answers are in
+        wire.open(path.as_uri(), MODULE)
+        response = await wire.request("textDocument/codeLens", {"textDocument": {"uri": path.as_uri()}})
+        titles = [lens["command"]["title"] for lens in response["result"]]
+        assert titles[0] == "AdaExplore: validated (interpreter), not timed", titles
+    finally:
+        await wire.stop()
+
+
+async def test_a_preview_that_cannot_be_written_says_where_and_why(tmp_path):
+    cache = tmp_path / "cache"
+    path = tmp_path / "scale.py"
+    seed(cache, path.as_uri(), MODULE, "Scale", UNTIMED_BEST)
+    (cache / "previews").write_text("a file where the previews folder should be\n")
+    wire = WireClient(env={"ADAEXPLORE_CACHE_DIR": str(cache)})
+    await wire.start()
+    try:
+        await wire.initialize(options={"cacheDir": str(cache), "device": "cpu"})
+        wire.open(path.as_uri(), MODULE)
+        response = await wire.request("workspace/executeCommand", {"command": "adaexplore.preview",
+                                                                   "arguments": [path.as_uri(), "Scale"]})
+        error = response.get("result", {}).get("error", "")
+        assert "cannot write the preview" in error and str(cache / "previews") in error, response
+    finally:
+        await wire.stop()
+
+
+async def test_an_unreadable_answer_to_the_apply_question_applies_nothing_and_does_not_hang(tmp_path):
+    cache = tmp_path / "cache"
+    path = tmp_path / "scale.py"
+    seed(cache, path.as_uri(), MODULE, "Scale", UNTIMED_BEST)
+    wire = WireClient(env={"ADAEXPLORE_CACHE_DIR": str(cache)})
+    wire.handlers["window/showMessageRequest"] = lambda params: {"title": 5}      # not a MessageActionItem
+    wire.handlers["workspace/applyEdit"] = lambda params: {"applied": True}
+    await wire.start()
+    try:
+        await wire.initialize(options={"cacheDir": str(cache), "device": "cpu"})
+        wire.open(path.as_uri(), MODULE)
+        response = await wire.request("workspace/executeCommand", {"command": "adaexplore.apply",
+                                                                   "arguments": [path.as_uri(), "Scale"]},
+                                      timeout=10)
+        assert "could not ask" in response["result"]["error"], response
+        assert "workspace/applyEdit" not in [r["method"] for r in wire.requests]
+    finally:
+        await wire.stop()
