@@ -1,8 +1,9 @@
-# expect: verdict=invalid stage=correctness check=modes reason~"must follow model.train() and model.eval()"
+# expect: verdict=invalid stage=correctness check=modes|weights reason~"ModelNew must"
 """WRONG: in eval mode folds the batch norm into a per-channel scale and shift on the first eval call and
 keeps them: after more training (new running statistics and weights), load_state_dict, or an optimizer
-step, eval() gives results from the stale fold. Caught by the eval trial after a training call, or (where
-that call moved the statistics by less than the tolerance) by the trial with the norm layer alone in eval."""
+step, eval() gives results from the stale fold. Caught by whichever comes first of the weights trials (weights
+changed in place in eval mode), the eval trial after a training call, and the trial with the norm layer alone
+in eval."""
 import torch
 import torch.nn as nn
 import triton
