@@ -18,6 +18,8 @@ from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
+from adaexplore_core import __version__
+
 from . import analysis, edits, presenters
 from .analysis import ModuleClass, Position
 from .cache import CacheProblem, GuardedCache
@@ -30,7 +32,7 @@ from .protocol import HardenedProtocol, read_stdio, strict_converter
 from .settings import Settings, read_settings
 from .states import ModuleStatus, ResultState, job_state, result_state
 
-NAME, VERSION = "adaexplore", "0.1.0"
+NAME, VERSION = "adaexplore", __version__
 PUBLISH_DELAY_S = 0.25
 SETTINGS_WAIT_S = 10.0
 log = logging.getLogger(__name__)
