@@ -1,8 +1,8 @@
 """(Run by test_builtin_dispatch.py, in a fresh process.) A built-in ModelNew kept in the user's program stays
 exact when the program changes the module after the capture or calls it in ways get_inputs does not: a plain
 number of the module tree changed (``model.temperature = 0.5``), autocast, a parameter, a submodule or an unset
-bias replaced, a pruned layer, an optional argument passed; the candidate then runs the original forward and
-returns what it returns. Also: the proposer writes public names for functions fx names by their private home
+bias replaced, a submodule set to None, a pruned layer, an optional argument passed; the candidate then runs the
+original forward and returns what it returns. Also: the proposer writes public names for functions fx names by their private home
 (``F.linear``), and keeps an optional argument that get_inputs does not pass. Every candidate passes the guard.
 Run in this process with the Triton interpreter.
 """
@@ -157,6 +157,26 @@ def get_inputs():
 def get_init_inputs():
     return []
 ''',
+    "optional_norm": '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.norm = nn.LayerNorm(features)
+        self.act = nn.GELU()
+
+    def forward(self, x):
+        if self.norm is not None:
+            x = self.norm(x)
+        return self.act(x * 2.0)
+
+def get_inputs():
+    return [torch.randn(6, 40)]
+def get_init_inputs():
+    return [40]
+''',
 }
 REFERENCES["masked_softmax_none_passed"] = REFERENCES["masked_softmax"].replace(
     "return [torch.randn(6, 40)]", "return [torch.randn(6, 40), None]")
@@ -303,6 +323,17 @@ def test_a_replaced_submodule_is_seen(tmp_path):
     cand.sum().backward()
     assert_same(pair.reference.linear.weight.grad, pair.candidate.linear.weight.grad, "gradient of the new head")
     assert pair.triton_calls == 1
+
+
+def test_a_submodule_set_to_none_takes_the_original_forward(tmp_path):
+    pair = Pair("optional_norm", tmp_path)
+    x = torch.randn(6, 40)
+    check_call(pair, True, "as built", x)
+    pair.set("norm", None)                        # the module's own forward skips it then
+    check_call(pair, False, "without its norm", x)
+    pair.set("act", None)                         # now the original forward itself fails, as the user's would
+    with pytest.raises(TypeError):
+        pair.candidate(x)
 
 
 def test_a_bias_given_to_an_unset_slot_is_seen(tmp_path):

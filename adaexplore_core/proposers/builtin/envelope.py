@@ -152,15 +152,18 @@ def _in_envelope(self, args):
                     return False
             elif size != want:
                 return False
+    state = self._envelope_state()
+    if state is None:               # a submodule set to None since the capture
+        return False
+    modules, parameters, buffers, unset, numbers = state
+    for m in modules:               # hooks of submodules that the kernels replace would not run
+        if m is None or m._forward_hooks or m._forward_pre_hooks:
+            return False
     for path in envelope['eval_only']:
         if self.get_submodule(path).training:
             return False
     for path in envelope['train_only']:
         if not self.get_submodule(path).training:
-            return False
-    modules, parameters, buffers, unset, numbers = self._envelope_state()
-    for m in modules:               # hooks of submodules that the kernels replace would not run
-        if m._forward_hooks or m._forward_pre_hooks:
             return False
     for value, want in zip(numbers, envelope['numbers'].values()):   # inlined in the Triton path
         if not isinstance(value, (int, float)) or value != want:

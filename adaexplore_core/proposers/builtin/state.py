@@ -90,8 +90,9 @@ def _slot_step(slot: str, name: str) -> str:
 
 
 class _Reader:
-    """Source expressions for paths, with a local variable for each module that is stepped through more than
-    once (parents first)."""
+    """Source expressions for paths, with a local variable for each module that is stepped through (parents
+    first), each checked for None: a submodule set to None after the capture (``model.norm = None``) makes
+    ``_envelope_state`` return None, and the call falls back, instead of raising in the user's program."""
 
     def __init__(self, state: ModuleState, paths: list[str]) -> None:
         self.access = state.access
@@ -103,14 +104,16 @@ class _Reader:
                 uses.setdefault(".".join(parts[:end]), set()).add(parts[end])
         self.locals: dict[str, str] = {}
         taken = set(_TAKEN)
-        for module in sorted((m for m, u in uses.items() if len(u) > 1), key=lambda m: m.count(".")):
+        for module in sorted((m for m, u in uses.items() if u - {""}), key=lambda m: m.count(".")):
             name = "_".join(module.split("."))
             name = name if name.isidentifier() else f"m_{name}" if f"m_{name}".isidentifier() else f"m_{len(taken)}"
             while name in taken or keyword.iskeyword(name):
                 name += "_"
             taken.add(name)
             self.locals[module] = name
-        self.lines = [f"{name} = {self.step(module)}" for module, name in self.locals.items()]
+        self.lines = []
+        for module, name in self.locals.items():
+            self.lines += [f"{name} = {self.step(module)}", f"if {name} is None:", "    return None"]
 
     def read(self, path: str) -> str:
         return self.locals.get(path) or self.step(path)
@@ -135,7 +138,7 @@ def state_method(state: ModuleState) -> str:
     groups = [[reader.read(p) for p in group] for group in tensors] + [[reader.read(p) for p in numbers]]
     lines = ['"""(submodules, parameters, buffers, unset parameter/buffer slots, numbers) of the module tree, read',
              "on every call: a replaced module or tensor, a hook or a changed number is seen (the numbers in the",
-             "order of ENVELOPE['numbers'])." + '"""']
+             "order of ENVELOPE['numbers']); None when a submodule on the way was set to None." + '"""']
     lines += reader.lines
     tuples = ["".join(_tuple(g)) for g in groups]
     if len("        return ()") + len(", ".join(tuples)) <= 110:
