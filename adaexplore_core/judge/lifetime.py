@@ -55,20 +55,15 @@ def die_with_parent(sig: int = signal.SIGKILL) -> Callable[[], None] | None:
     A parent that died before the child asked is caught too: the child then sends itself ``sig``."""
     if _PRCTL is None:
         return None
-    prctl, parent = _PRCTL, os.getpid()
-
-    def preexec() -> None:
-        prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-        if os.getppid() != parent:        # the parent died between fork and prctl: nobody would signal us
-            os.kill(os.getpid(), sig)
-    return preexec
+    parent = os.getpid()
+    return lambda: set_parent_death_signal(parent, sig)
 
 
 def set_parent_death_signal(parent: int, sig: int = signal.SIGKILL) -> None:
     """The same for the calling process itself, after a plain fork from ``parent`` (the zygote's candidates)."""
     if _PRCTL is not None:
         _PRCTL(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-        if os.getppid() != parent:
+        if os.getppid() != parent:        # the parent died between fork and prctl: nobody would signal us
             os.kill(os.getpid(), sig)
 
 
