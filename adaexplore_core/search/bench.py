@@ -280,14 +280,19 @@ def run_bench(files: list[Path], *, steps: int, out: Path, pool: Any, proposer_f
 
     entries: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
-    env: dict[str, Any] = {}
-    data: dict[str, Any] = report(entries, steps)
+    runnable: list[Path] = []
     for path in files:
         missing = missing_requirements(path)
         if missing:
             skipped.append({"problem": str(path), "name": path.stem, "missing": missing})
             print(f"{path.name}: skipped (needs {', '.join(missing)}, not installed)", file=sys.stderr, flush=True)
-            continue
+        else:
+            runnable.append(path)
+    env: dict[str, Any] = {}
+    data: dict[str, Any] = report(entries, steps, skipped=skipped)
+    if not runnable:
+        write(data, out)
+    for path in runnable:
         try:
             task = TaskSpec.parse(str(path))
             result = run_search(task, steps=steps, out=out / "problems" / problem_slug(path), pool=pool,
@@ -307,9 +312,8 @@ def run_bench(files: list[Path], *, steps: int, out: Path, pool: Any, proposer_f
                 raise KeyboardInterrupt
         data = report(entries, steps, env, skipped)
         write(data, out)
-        print(f"{len(entries)}/{len(files)} {path.name}: " + _problem_line(entries[-1]), file=sys.stderr, flush=True)
-    data = report(entries, steps, env, skipped)
-    write(data, out)
+        print(f"{len(entries)}/{len(runnable)} {path.name}: " + _problem_line(entries[-1]), file=sys.stderr,
+              flush=True)
     return data
 
 
