@@ -1,5 +1,5 @@
-"""What the user can do with a class and its result: code actions, Preview and Apply (``patch.py`` builds the
-text edits; this module asks the client to show or apply them)."""
+"""Preview and Apply of a class's result (``patch.py`` builds the text edits; this module asks the client to show
+or apply them; the code actions offering them are in ``presenters.py``)."""
 from __future__ import annotations
 
 import asyncio
@@ -13,38 +13,11 @@ from .analysis import ModuleClass
 from .cache import private_directory
 from .documents import Document, uri_to_path
 from .job_service import UserError, result_key
-from .presenters import APPLY_UNTIMED, CMD_APPLY, CMD_CANCEL, CMD_OPTIMIZE, CMD_PREVIEW, KEEP_ORIGINAL, lsp_position
+from .presenters import APPLY_UNTIMED, KEEP_ORIGINAL, lsp_position
 from .states import ModuleStatus, ResultState
 
 if TYPE_CHECKING:
     from .server import AdaExploreServer
-
-
-def code_actions(doc: Document, module: ModuleClass, status: ModuleStatus) -> list[types.CodeAction]:
-    args = [doc.uri, module.name]
-    actions = []
-    if module.inputs is None:
-        where, stub = analysis.inputs_stub(module)
-        edit = types.WorkspaceEdit(changes={doc.uri: [types.TextEdit(
-            range=types.Range(lsp_position(where), lsp_position(where)), new_text=stub)]})
-        actions.append(types.CodeAction(title="Add example inputs for AdaExplore",
-                                        kind=types.CodeActionKind.QuickFix, edit=edit))
-    elif status.job is None:
-        title = f"Optimize {module.name} with AdaExplore"
-        actions.append(_action(title, types.Command(title=title, command=CMD_OPTIMIZE, arguments=args)))
-    else:
-        actions.append(_action(f"Cancel AdaExplore job for {module.name}",
-                               types.Command(title="Cancel", command=CMD_CANCEL, arguments=[status.job.id])))
-    if status.state.can_apply:
-        untimed = " (untimed)" if status.state == ResultState.UNTIMED else ""
-        for title, command in ((f"Apply AdaExplore result to {module.name}{untimed}", CMD_APPLY),
-                               (f"Preview AdaExplore result for {module.name}", CMD_PREVIEW)):
-            actions.append(_action(title, types.Command(title=title, command=command, arguments=args)))
-    return actions
-
-
-def _action(title: str, command: types.Command) -> types.CodeAction:
-    return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite, command=command)
 
 
 def patched(ls: "AdaExploreServer", doc: Document, class_name: str) -> tuple[ModuleClass, ModuleStatus,
@@ -104,9 +77,11 @@ async def confirm_untimed(ls: "AdaExploreServer", class_name: str) -> bool:
     return answer is not None and answer.title == APPLY_UNTIMED
 
 
-async def apply(ls: "AdaExploreServer", doc: Document, class_name: str) -> dict[str, Any]:
+async def apply(ls: "AdaExploreServer", doc: Document, class_name: str, confirmed: str = "") -> dict[str, Any]:
+    """Apply the result for ``class_name``. An untimed result is applied only after the user said yes: to the
+    question the server asks, or to the same question the client asked (``confirmed`` is its exact text)."""
     module, status, edits = patched(ls, doc, class_name)
-    if status.state == ResultState.UNTIMED:
+    if status.state == ResultState.UNTIMED and confirmed != presenters.untimed_apply_question(class_name):
         if not await confirm_untimed(ls, class_name):
             return {"applied": False, "reason": f"not applied: the result for {class_name} was never timed and the "
                                                 "confirmation was declined; nothing changed"}

@@ -165,19 +165,18 @@ class JobService:
             shutil.rmtree(job.workdir, ignore_errors=True)
             return f"{job.class_name}: cancelled"
         if job.state == FAILED:
-            ls.show(types.MessageType.Error, f"AdaExplore could not optimize {job.class_name}: {job.message} "
-                                             f"(files kept in {job.workdir})")
+            ls.show(types.MessageType.Error, presenters.job_failed_text(job.class_name, job.message, job.workdir))
             return f"{job.class_name}: failed"
         result = read_result(job)
         shutil.rmtree(job.workdir, ignore_errors=True)     # the result is cached; the run folder is not needed
         if result is None:
-            ls.show(types.MessageType.Warning, f"AdaExplore: the search of {job.class_name} left no report")
+            ls.show(types.MessageType.Warning, presenters.no_report_text(job.class_name))
             return f"{job.class_name}: no report"
         result.update(inputs=job.inputs_text, fingerprint=job.fingerprint)
         ls.cache.put(job.content_key, job.uri, job.class_name, result)
         await ls.refresh(job.uri)
         if not result.get("best"):
             text = presenters.no_valid_text(result)
-            ls.show(types.MessageType.Warning, f"AdaExplore, {job.class_name}: {text}")
+            ls.show(types.MessageType.Warning, presenters.result_text(job.class_name, text))
             return f"{job.class_name}: {text}"
         return f"{job.class_name}: {presenters.headline(result)}"

@@ -3,6 +3,7 @@ module where result states become lsprotocol types and words."""
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any
 
 from adaexplore_core import envelope_text
@@ -45,6 +46,22 @@ def rejections(result: dict[str, Any]) -> list[tuple[str, int]]:
     return sorted(found, key=lambda r: -r[1])
 
 
+def result_text(class_name: str, text: str) -> str:
+    return f"AdaExplore, {class_name}: {text}"
+
+
+def job_failed_text(class_name: str, message: str, workdir: Any) -> str:
+    return f"AdaExplore could not optimize {class_name}: {message} (files kept in {workdir})"
+
+
+def no_report_text(class_name: str) -> str:
+    return f"AdaExplore: the search of {class_name} left no report"
+
+
+def cache_cleared_text(base: Any) -> str:
+    return f"AdaExplore: cleared the result cache in {base}"
+
+
 def untimed_apply_question(class_name: str) -> str:
     return (f"AdaExplore: the Triton version of {class_name} was validated by the Triton interpreter only and never "
             "timed, so it may be slower than your code. On the CPU its dispatch falls back to the original code; "
@@ -66,7 +83,7 @@ def code_lenses(uri: str, module: ModuleClass, status: ModuleStatus) -> list[typ
                   ("Preview", CMD_PREVIEW, args), ("Optimize again", CMD_OPTIMIZE, args)]
     elif state == ResultState.UNTIMED:
         titles = [(f"AdaExplore: {headline(result)}", CMD_SHOW, args), ("Preview", CMD_PREVIEW, args),
-                  ("Apply (untimed)", CMD_APPLY, args)]
+                  ("Apply (untimed)", CMD_APPLY, args + [{"confirm": untimed_apply_question(module.name)}])]
     elif state == ResultState.APPLIED:
         titles = [(f"✓ AdaExplore applied: {headline(result)}", CMD_SHOW, args)]
     elif not _has_inputs(module):
@@ -78,16 +95,16 @@ def code_lenses(uri: str, module: ModuleClass, status: ModuleStatus) -> list[typ
     else:
         titles = [("Optimize with AdaExplore", CMD_OPTIMIZE, args)]
     start = module.range.start
-    return list(_lenses(start.line, start.character, tuple((t, c, tuple(a)) for t, c, a in titles)))
+    return list(_lenses(start.line, start.character, json.dumps(titles)))
 
 
 @functools.lru_cache(maxsize=4096)
-def _lenses(line: int, character: int, titles: tuple[tuple[str, str, tuple[Any, ...]], ...]
-            ) -> tuple[types.CodeLens, ...]:
-    """The lens objects (remembered: a request on a long file asks for hundreds of unchanged lenses)."""
+def _lenses(line: int, character: int, titles_json: str) -> tuple[types.CodeLens, ...]:
+    """The lens objects of [title, command, arguments] triples given as JSON text, which is hashable (remembered:
+    a request on a long file asks for hundreds of unchanged lenses)."""
     at = types.Range(types.Position(line, character), types.Position(line, character))
-    return tuple(types.CodeLens(range=at, command=types.Command(title=title, command=command, arguments=list(args)))
-                 for title, command, args in titles)
+    return tuple(types.CodeLens(range=at, command=types.Command(title=title, command=command, arguments=args))
+                 for title, command, args in json.loads(titles_json))
 
 
 def inlay_hint(module: ModuleClass, status: ModuleStatus) -> types.InlayHint | None:
@@ -213,3 +230,31 @@ def lsp_position(p: analysis.Position) -> types.Position:
 
 def lsp_range(r: analysis.Range) -> types.Range:
     return types.Range(start=lsp_position(r.start), end=lsp_position(r.end))
+
+
+def code_actions(uri: str, module: ModuleClass, status: ModuleStatus) -> list[types.CodeAction]:
+    """The code actions at a class: add example inputs, Optimize or Cancel, Apply and Preview."""
+    args = [uri, module.name]
+    actions = []
+    if module.inputs is None:
+        where, stub = analysis.inputs_stub(module)
+        edit = types.WorkspaceEdit(changes={uri: [types.TextEdit(
+            range=types.Range(lsp_position(where), lsp_position(where)), new_text=stub)]})
+        actions.append(types.CodeAction(title="Add example inputs for AdaExplore",
+                                        kind=types.CodeActionKind.QuickFix, edit=edit))
+    elif status.job is None:
+        title = f"Optimize {module.name} with AdaExplore"
+        actions.append(_action(title, types.Command(title=title, command=CMD_OPTIMIZE, arguments=args)))
+    else:
+        actions.append(_action(f"Cancel AdaExplore job for {module.name}",
+                               types.Command(title="Cancel", command=CMD_CANCEL, arguments=[status.job.id])))
+    if status.state.can_apply:
+        untimed = " (untimed)" if status.state == ResultState.UNTIMED else ""
+        for title, command in ((f"Apply AdaExplore result to {module.name}{untimed}", CMD_APPLY),
+                               (f"Preview AdaExplore result for {module.name}", CMD_PREVIEW)):
+            actions.append(_action(title, types.Command(title=title, command=command, arguments=args)))
+    return actions
+
+
+def _action(title: str, command: types.Command) -> types.CodeAction:
+    return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite, command=command)

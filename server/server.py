@@ -8,13 +8,14 @@ classes (result cache, jobs), present (``presenters.py``), return. Searches run 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import sys
 import threading
 from typing import Any, BinaryIO
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -87,7 +88,7 @@ class AdaExploreServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls's default shows every out-of-band error to the user; a request the client cancelled (Neovim
         cancels a pending code-lens request when it asks again) that then finishes is not one."""
-        if "CANCELLED" in str(error) and "state=cancelled" in str(error):
+        if is_cancelled_request_race(error):
             return
         super().report_server_error(error, source)
 
@@ -243,6 +244,13 @@ class AdaExploreServer(LanguageServer):
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=doc.uri, diagnostics=[d for d in found if d is not None], version=doc.version))
 
+    def clear_diagnostics(self, uri: str) -> None:
+        """A closed document keeps no diagnostics (they describe its editor text), and none comes late."""
+        pending = self._publish_handles.pop(canonical_uri(uri), None)
+        if pending is not None:
+            pending.cancel()
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
     async def refresh(self, uri: str) -> None:
         """New diagnostics for ``uri``, and new code lenses and inlay hints where the client can refresh them."""
         self.publish(uri)
@@ -261,6 +269,19 @@ class AdaExploreServer(LanguageServer):
                     await asyncio.wait_for(call(None), timeout=5)
                 except Exception:  # noqa: BLE001 - a refresh the client did not answer
                     pass
+
+
+_INVALID_STATE = (concurrent.futures.InvalidStateError, asyncio.InvalidStateError)
+
+
+def is_cancelled_request_race(error: Exception) -> bool:
+    """The error pygls meets when it sets the result of a request whose future the client's $/cancelRequest
+    already cancelled: an InvalidStateError, raw or wrapped by ``JsonRpcInternalError.of`` (which starts its
+    message with the exception's qualified type name)."""
+    if isinstance(error, _INVALID_STATE):
+        return True
+    names = tuple(f"{t.__module__}.{t.__qualname__}:" for t in _INVALID_STATE)
+    return isinstance(error, JsonRpcInternalError) and str(error.message).startswith(names)
 
 
 def _position(p: types.Position) -> Position:
@@ -300,6 +321,7 @@ async def did_save(ls: AdaExploreServer, params: types.DidSaveTextDocumentParams
 
 def did_close(ls: AdaExploreServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.documents.did_close(params.text_document.uri)
+    ls.clear_diagnostics(params.text_document.uri)
 
 
 async def shutdown(ls: AdaExploreServer, params: None) -> None:
@@ -339,7 +361,7 @@ async def code_action(ls: AdaExploreServer, params: types.CodeActionParams) -> l
     module = next((m for m in ls.modules(doc) if m.contains(at)), None)
     if module is None:
         return []
-    return edits.code_actions(doc, module, ls.status(doc, module))
+    return presenters.code_actions(doc.uri, module, ls.status(doc, module))
 
 
 # commands: [documentUri, className] (or [jobId]); a UserError becomes the command's {"error": ...}
@@ -355,11 +377,21 @@ def safely(fn):
 
 
 def target(args: tuple[Any, ...]) -> tuple[str, str]:
+    """The [documentUri, className] of a command, also given as one {"uri", "class"} object; a trailing
+    options object (see ``options``) is allowed."""
+    if len(args) == 3 and isinstance(args[2], dict):
+        args = args[:2]
     if len(args) == 1 and isinstance(args[0], dict):
         args = (args[0].get("uri"), args[0].get("class"))
     if len(args) != 2 or not all(isinstance(a, str) and a for a in args):
-        raise UserError("expected the arguments [documentUri, className]")
+        raise UserError("expected the arguments [documentUri, className] (and an optional options object)")
     return args[0], args[1]
+
+
+def options(args: tuple[Any, ...]) -> dict[str, Any]:
+    """The options object after [documentUri, className]: {"confirm": question} in an Apply lens of an untimed
+    result (a client that asks the user itself shows it), {"confirmed": question} from a client that did."""
+    return args[2] if len(args) == 3 and isinstance(args[2], dict) else {}
 
 
 async def optimize(ls: AdaExploreServer, *args: Any) -> Any:
@@ -389,7 +421,9 @@ async def preview(ls: AdaExploreServer, *args: Any) -> Any:
 async def apply(ls: AdaExploreServer, *args: Any) -> Any:
     uri, class_name = target(args)
     await ls.ready()
-    applied = await edits.apply(ls, ls.open_document(uri), class_name)
+    confirmed = options(args).get("confirmed")
+    applied = await edits.apply(ls, ls.open_document(uri), class_name,
+                                confirmed=confirmed if isinstance(confirmed, str) else "")
     await ls.refresh(uri)
     return applied
 
@@ -404,7 +438,7 @@ async def show_result(ls: AdaExploreServer, *args: Any) -> Any:
     status = ls.status(doc, module)
     if status.result is None:
         raise UserError(f"no AdaExplore result for {class_name} yet")
-    ls.show(types.MessageType.Info, f"AdaExplore, {class_name}: {headline(status.result)}")
+    ls.show(types.MessageType.Info, presenters.result_text(class_name, headline(status.result)))
     return {"state": status.state.value, "headline": headline(status.result), "best": status.result.get("best")}
 
 
@@ -414,7 +448,7 @@ async def clear_cache(ls: AdaExploreServer, *args: Any) -> Any:
         return {"cleared": False, "reason": "the cache works; nothing to clear"}
     if not cache.clear():
         raise UserError(f"the cache folder {cache.base} cannot be cleared by AdaExplore: move or clear it yourself")
-    ls.show(types.MessageType.Info, f"AdaExplore: cleared the result cache in {cache.base}")
+    ls.show(types.MessageType.Info, presenters.cache_cleared_text(cache.base))
     await ls.refresh_all()
     return {"cleared": True}
 

@@ -57,6 +57,35 @@ async def test_an_untimed_result_is_plainly_untimed_and_apply_asks_first(client:
     assert len(client.questions) == 2
 
 
+async def test_a_client_that_asked_the_untimed_question_itself_is_not_asked_again(client: LanguageClient, tmp_path):
+    """The Apply lens of an untimed result carries the question; a client that showed it (VS Code's modal) says
+    so with its exact text and the server applies without asking twice. Any other text is asked again."""
+    path = tmp_path / "scale.py"
+    seed(client.cache_dir, path.as_uri(), MODULE, "Scale", UNTIMED_BEST)
+    uri = open_document(client, path, MODULE)
+    found = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    apply_lens = next(lens.command for lens in found if lens.command.title == "Apply (untimed)")
+    assert list(apply_lens.arguments[:2]) == [uri, "Scale"], apply_lens.arguments
+    question = apply_lens.arguments[2]["confirm"]
+    assert "never timed" in question and "Scale" in question, question
+
+    client.answer = "Cancel"                                   # a stale or altered confirmation is asked again
+    declined = await run_command(client, "adaexplore.apply", uri, "Scale", {"confirmed": question + " (edited)"})
+    assert declined["applied"] is False and len(client.questions) == 1, (declined, client.questions)
+
+    applied = await run_command(client, "adaexplore.apply", uri, "Scale", {"confirmed": question})
+    assert applied == {"applied": True, "reference_class": "ScaleReference"}, applied
+    assert len(client.questions) == 1                          # not asked a second time
+
+
+async def test_commands_reject_malformed_arguments_with_a_clear_error(client: LanguageClient, tmp_path):
+    uri = open_document(client, tmp_path / "scale.py", MODULE)
+    for arguments in ([uri], [uri, "Scale", "not options"], [uri, "Scale", {}, {}]):
+        answer = await run_command(client, "adaexplore.apply", *arguments)
+        assert "expected the arguments [documentUri, className]" in answer["error"], (arguments, answer)
+
+
 async def test_apply_keeps_one_copy_of_tuple_constants(client: LanguageClient, tmp_path):
     path = tmp_path / "tuple_constants.py"
     seed(client.cache_dir, path.as_uri(), MODULE, "Scale", UNTIMED_BEST)
@@ -87,6 +116,17 @@ async def test_no_valid_candidate_shows_the_most_common_rejection(client: Langua
     assert (await lenses(client, uri))[0].endswith("· Optimize again")
     refused = await run_command(client, "adaexplore.apply", uri, "Scale")
     assert "nothing to apply" in refused["error"]
+
+
+async def test_closing_a_document_clears_its_diagnostics(client: LanguageClient, tmp_path):
+    path = tmp_path / "closed.py"
+    seed(client.cache_dir, path.as_uri(), MODULE, "Scale", None, rejections=REJECTIONS)
+    uri = open_document(client, path, MODULE)
+    assert await wait_until(lambda: client.diagnostics.get(uri))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri)))
+    assert await wait_until(lambda: list(client.diagnostics.get(uri, [None])) == []), client.diagnostics
+    await asyncio.sleep(1.0)                                   # no late publish brings them back
+    assert list(client.diagnostics[uri]) == []
 
 
 async def test_a_no_valid_result_of_an_older_cache_has_no_rejections(client: LanguageClient, tmp_path):

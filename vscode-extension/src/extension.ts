@@ -9,8 +9,8 @@ import {
 } from "vscode-languageclient/node";
 import { interpreter, offerInstall, probe, pythonApi } from "./interpreter";
 import {
-  SERVER, UI, JobSummary, SERVER_REQUIREMENT, increment, isActive, isPreviewUri, jobLine, routeCommand,
-  serverEnvironment,
+  SERVER, UI, JobSummary, SERVER_REQUIREMENT, applyQuestion, increment, isActive, isPreviewUri, jobLine,
+  routeCommand, serverEnvironment,
 } from "./logic";
 import { ResultIndex, targetInActiveEditor } from "./results";
 import { StatusView } from "./status";
@@ -143,8 +143,11 @@ function startPolling(): void {
   }, POLL_MS);
 }
 
+/** The [uri, class] of a lens or palette command (lenses of untimed results add an options object). */
 function target(args: unknown[]): [string, string] | undefined {
-  if (args.length === 2 && typeof args[0] === "string" && typeof args[1] === "string") return [args[0], args[1]];
+  if ((args.length === 2 || args.length === 3) && typeof args[0] === "string" && typeof args[1] === "string") {
+    return [args[0], args[1]];
+  }
   return undefined;
 }
 
@@ -212,13 +215,20 @@ async function preview(...args: unknown[]): Promise<void> {
 async function apply(...args: unknown[]): Promise<void> {
   const given = target(args) ?? (results && await targetInActiveEditor(results, "apply"));
   if (!given) return;
+  // One question, here: for an untimed result it is the server's own question (the lens carries it), sent back
+  // as `confirmed` so that the server does not ask a second time.
+  const question = applyQuestion(args) ?? results?.confirmation(given[0], given[1]);
+  const keep = `The original stays as ${given[1]}Reference; Undo reverts it.`;
+  const yes = question ? "Apply the untimed version" : "Apply";
   const answer = await vscode.window.showWarningMessage(
-    `Apply the Triton version of ${given[1]}? The original stays as ${given[1]}Reference; Undo reverts it.`,
-    { modal: true }, "Apply", "Preview first");
+    question ? `${question} ${keep}` : `Apply the Triton version of ${given[1]}? ${keep}`,
+    { modal: true }, yes, "Preview first");
   if (answer === "Preview first") return preview(...given);
-  if (answer !== "Apply") return;
-  const result = await server<{ applied?: boolean; error?: string }>(SERVER.apply, ...given);
+  if (answer !== yes) return;
+  const result = await server<{ applied?: boolean; error?: string; reason?: string }>(
+    SERVER.apply, ...given, ...(question ? [{ confirmed: question }] : []));
   if (result.error) void vscode.window.showErrorMessage(`AdaExplore: ${result.error}`);
+  else if (result.applied === false && result.reason) void vscode.window.showInformationMessage(`AdaExplore: ${result.reason}`);
 }
 
 async function showJobs(): Promise<void> {

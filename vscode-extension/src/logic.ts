@@ -147,17 +147,34 @@ export function isPreviewUri(uri: string): boolean {
 }
 
 /** The classes of one document that have a result to preview or to apply, read from its code lenses (the
- * server gives Preview and Apply lenses only for a fresh result). */
+ * server gives Preview and Apply lenses only for a fresh result), and per class the question to ask before
+ * Apply when the server's lens carries one (an untimed result). */
 export interface DocumentResults {
   preview: string[];
   apply: string[];
+  confirm: Record<string, string>;
 }
 
 export function resultsFromLenses(commands: (CommandLike | undefined)[]): DocumentResults {
   const classesOf = (id: string) => [...new Set(commands
     .filter((c): c is CommandLike => c?.command === id && typeof c.arguments?.[1] === "string")
     .map((c) => c.arguments![1] as string))];
-  return { preview: classesOf(UI.preview), apply: classesOf(UI.apply) };
+  const confirm: Record<string, string> = {};
+  for (const c of commands) {
+    const question = c?.command === UI.apply ? applyQuestion(c.arguments ?? []) : undefined;
+    if (question) confirm[c!.arguments![1] as string] = question;
+  }
+  return { preview: classesOf(UI.preview), apply: classesOf(UI.apply), confirm };
+}
+
+/** The question an Apply lens asks the client to put to the user first: its third argument's `confirm`
+ * (the server sends it for untimed results; the server then skips its own question when the client sends
+ * it back as `confirmed`). */
+export function applyQuestion(args: unknown[]): string | undefined {
+  const options = args[2];
+  if (typeof args[1] !== "string" || typeof options !== "object" || options === null) return undefined;
+  const question = (options as { confirm?: unknown }).confirm;
+  return typeof question === "string" && question ? question : undefined;
 }
 
 export type ServerState = "starting" | "running" | "stopped" | "failed";

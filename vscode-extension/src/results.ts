@@ -24,8 +24,13 @@ export class ResultIndex implements vscode.Disposable {
   }
 
   /** The classes of `document` with a result for `kind`. */
-  classes(document: vscode.Uri, kind: keyof DocumentResults): string[] {
+  classes(document: vscode.Uri, kind: "preview" | "apply"): string[] {
     return this.byDocument.get(document.toString())?.[kind] ?? [];
+  }
+
+  /** The question to ask before applying the result of `className` (untimed results), if its lens has one. */
+  confirmation(document: string, className: string): string | undefined {
+    return this.byDocument.get(document)?.confirm[className];
   }
 
   private refreshContext(): void {
@@ -42,7 +47,7 @@ export class ResultIndex implements vscode.Disposable {
 
 /** The [uri, class] a palette Preview/Apply acts on in the active editor: its only result, or the one the user
  * picks; undefined when there is none or the pick was dismissed. */
-export async function targetInActiveEditor(index: ResultIndex, kind: keyof DocumentResults): Promise<[string, string] | undefined> {
+export async function targetInActiveEditor(index: ResultIndex, kind: "preview" | "apply"): Promise<[string, string] | undefined> {
   const document = vscode.window.activeTextEditor?.document.uri;
   const classes = document ? index.classes(document, kind) : [];
   if (!document || classes.length === 0) {

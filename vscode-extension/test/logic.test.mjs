@@ -79,8 +79,19 @@ test("results per document come from the routed lenses", () => {
   const lens = (command, cls) => ({ title: "t", command, arguments: ["file:///m.py", cls] });
   assert.deepEqual(logic.resultsFromLenses([lens("adaexplore.showResult", "A"), lens("adaexplore.ui.preview", "A"),
     lens("adaexplore.ui.apply", "A"), lens("adaexplore.ui.preview", "B"), lens("adaexplore.ui.optimize", "C"), undefined]),
-  { preview: ["A", "B"], apply: ["A"] });
-  assert.deepEqual(logic.resultsFromLenses([]), { preview: [], apply: [] });
+  { preview: ["A", "B"], apply: ["A"], confirm: {} });
+  assert.deepEqual(logic.resultsFromLenses([]), { preview: [], apply: [], confirm: {} });
+});
+
+test("an Apply lens of an untimed result carries the question to ask first", () => {
+  const untimed = { title: "Apply (untimed)", command: "adaexplore.ui.apply",
+    arguments: ["file:///m.py", "A", { confirm: "never timed. Apply it anyway?" }] };
+  assert.deepEqual(logic.resultsFromLenses([untimed]).confirm, { A: "never timed. Apply it anyway?" });
+  assert.equal(logic.applyQuestion(untimed.arguments), "never timed. Apply it anyway?");
+  for (const args of [["file:///m.py", "A"], ["file:///m.py", "A", { confirm: "" }], ["file:///m.py", "A", null],
+    ["file:///m.py", "A", { confirm: 3 }], ["file:///m.py", 7, { confirm: "q" }]]) {
+    assert.equal(logic.applyQuestion(args), undefined, JSON.stringify(args));
+  }
 });
 
 test("the language status: server state, then job progress", () => {
