@@ -212,7 +212,7 @@ TRITON_LANGUAGE = _names("""
     float8e4nv float8e5 float8e5b16 floor fma full gather histogram int1 int16 int32
     int64 int8 interleave join load load_tensor_descriptor log log2 make_block_ptr make_tensor_descriptor
     map_elementwise max max_constancy max_contiguous maximum min minimum mul multiple_of num_programs
-    pair_uniform_to_normal permute philox philox_impl pi32_t pointer_type program_id rand rand4x randint
+    pair_uniform_to_normal permute philox philox_impl pi32_t program_id rand rand4x randint
     randint4x randn randn4x range ravel reduce reduce_or reshape rsqrt sigmoid sin slice softmax sort split sqrt
     sqrt_rn squeeze static_assert static_print static_range store store_tensor_descriptor sub sum swizzle2d
     tensor tensor_descriptor to_tensor topk trans tuple uint16 uint32 uint64 uint8 uint_to_uniform_float umulhi
@@ -360,6 +360,9 @@ TORCH_PYBIND_TYPES = _names("""
 """)
 
 REFUSED: dict[str, str] = {
+    # triton: integers cast to pointers read and write any memory (the interpreter's: the judge's own objects)
+    "triton.language.pointer_type": "casting integers to pointers reads and writes any memory; index tensors "
+                                    "through the pointers the launcher passes",
     # torch: the random-number generator
     **dict.fromkeys(["torch.manual_seed", "torch.seed"], _SEED),
     **dict.fromkeys(["torch.initial_seed", "torch.get_rng_state",
@@ -576,6 +579,22 @@ REFUSED_ATTRIBUTES: dict[str, str] = {
                      "pathlib", "glob", "tarfile", "zipfile", "signal", "platform", "runpy", "np", "warnings",
                      "functools", "types", "traceback"], _MODULE_ATTRIBUTE),
 }
+
+# Attributes refused on every path below a module the reference imports (``import torch.utils.checkpoint``,
+# ``import numpy as np``, ``from transformers... import X``): those paths skip the allowlists above, so a module
+# the library imported for itself (``checkpoint.torch.library``) or a raw-memory API (``np.lib.stride_tricks``)
+# must not be reachable through them.
+REFERENCE_WALK_REFUSED: dict[str, str] = {
+    **dict.fromkeys(["torch", "triton", "tl", "numpy", "np", "library", "ops", "ctypes", "ctypeslib", "_C"],
+                    "it reaches a module the library imports for itself, around the guard's allowlists"),
+    **dict.fromkeys(["lib", "stride_tricks", "as_strided", "memmap", "frombuffer", "fromfile", "tofile", "load",
+                     "loadtxt", "save", "savez", "savetxt", "genfromtxt", "from_dlpack", "__array_interface__"],
+                    "it reaches raw memory or files around the tensor API"),
+}
+
+# Attributes of Triton kernel objects that hand back the globals they were defined with.
+KERNEL_INTERNALS = {"get_capture_scope": "it hands back the kernel's globals (and their builtins)",
+                    "used_global_vals": "it hands back the kernel's globals"}
 
 # --- classes, decorators, context managers -----------------------------------------------------------------
 

@@ -54,8 +54,8 @@ Rules:
   m._forward_hooks or m._forward_pre_hooks:``: a patch falls back when the program registered hooks on a
   submodule its kernels replace); ``_modules``, ``_parameters`` and ``_buffers`` only as
   ``m._parameters.get('w')`` (one constant key: the dispatch reads a module's state without
-  ``Module.__getattr__``). ``"{0.__class__}".format(x)`` and ``case C(__class__=c)`` are checked too (both
-  read attributes).
+  ``Module.__getattr__``). ``str.format`` / ``format_map`` only on a string literal whose fields read no
+  attribute or key (``"{0.gi_frame}".format(g)`` walks frames), and ``case C(__class__=c)`` is checked too.
 - Assignments only to names and ``self.<name>`` / ``cls.<name>`` (subscripts of locals too); no ``global`` /
   ``nonlocal``; no try/except (a failing kernel must fail); ``with`` only over ``torch.no_grad()``,
   ``torch.enable_grad()``, ``torch.inference_mode()`` and ``torch.cuda.device(...)`` (any other manager's
@@ -88,7 +88,7 @@ from . import allowlist as A
 _BUILTIN_NAMES = frozenset(dir(builtins))
 REFUSED_BUILTINS = _BUILTIN_NAMES - A.BUILTINS
 _SELF_NAMES = ("self", "cls", "ctx")      # ctx: the first parameter of an autograd.Function method
-_FORMAT_FIELD = re.compile(r"\{[^{}]*__")
+_FORMAT_FIELD = re.compile(r"\{[^{}!:]*[.\[]")     # a field name with an attribute or an index step
 
 
 @dataclass(frozen=True)
@@ -583,11 +583,34 @@ class _Checker(ast.NodeVisitor):
         if base is not None and base.kind == "refused":
             self.generic_visit(node)
             return
+        if base is not None and base.kind in ("refmod", "refobj") and node.attr in A.REFERENCE_WALK_REFUSED:
+            self.add(node, "attribute", f"'{ast.unparse(node)}' is not allowed: "
+                                        f"{A.REFERENCE_WALK_REFUSED[node.attr]}")
+        if node.attr in A.KERNEL_INTERNALS:
+            self.add(node, "attribute", f"the attribute '{node.attr}' (in '{ast.unparse(node)}') is not allowed: "
+                                        f"{A.KERNEL_INTERNALS[node.attr]}")
         self._object_attribute(node, node.attr)
-        if node.attr in ("format", "format_map") and isinstance(node.value, ast.Constant) \
-                and isinstance(node.value.value, str) and _FORMAT_FIELD.search(node.value.value):
-            self.add(node, "attribute", f"str.{node.attr} with a field that reads a dunder attribute "
-                                        f"({node.value.value!r}) is not allowed; use an f-string")
+        if node.attr in ("format", "format_map"):
+            self._format_call(node)
+        self.generic_visit(node)
+
+    def _format_call(self, node: ast.Attribute) -> None:
+        """``str.format`` walks the attributes and keys its fields name, out of the guard's sight: only on a
+        string literal, with plain fields (``{}``, ``{0}``, ``{name}``, conversions and format specs)."""
+        literal = node.value.value if isinstance(node.value, ast.Constant) else None
+        if not isinstance(literal, str):
+            self.add(node, "attribute", f"'{ast.unparse(node)}' is not allowed: str.{node.attr} only on a string "
+                                        "literal (a format string made at run time can read any attribute); use "
+                                        "an f-string")
+        elif _FORMAT_FIELD.search(literal):
+            self.add(node, "attribute", f"str.{node.attr} with a field that reads an attribute or a key "
+                                        f"({literal!r}) is not allowed; use an f-string")
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        key = node.slice.value if isinstance(node.slice, ast.Constant) else None
+        if isinstance(key, str) and _is_dunder(key):
+            self.add(node, "dunder", f"the key '{key}' (in '{ast.unparse(node)}') is not allowed: dunder keys "
+                                     "reach the interpreter's internals (a module's globals, its builtins)")
         self.generic_visit(node)
 
     def _refused_module_attribute(self, node: ast.Attribute, dotted: str) -> None:

@@ -367,24 +367,31 @@ def _interpreter_paths() -> list[str]:
     return [os.path.realpath(p) for p in paths if os.path.exists(p)]
 
 
+def _visible_entries(folder: str) -> list[str]:
+    """A project folder's entries without its hidden ones (``.env``, ``.git``, ``.aws``: where secrets live)."""
+    return [e.path for e in os.scandir(folder) if not e.name.startswith(".")]
+
+
 def _read_paths(policy: SandboxPolicy) -> tuple[list[str], list[str]]:
-    """(paths to grant read access to, entries skipped or narrowed as too broad)."""
-    implicit = _interpreter_paths() + [p for p in sys.path if p]
-    implicit += [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
-    broad, grant, skipped = _too_broad(os.path.realpath(policy.workdir)), [], []
-    for path in implicit:
-        real = os.path.realpath(path)
-        if not os.path.exists(real):
+    """(paths to grant read access to, entries skipped or narrowed). The interpreter's folders are granted
+    whole; other sys.path entries and the policy's folders (the user's project: the reference's folder, the
+    server's working folder) without their hidden entries, and as their .py files alone where too broad."""
+    interpreter = _interpreter_paths()
+    implicit = [p for p in sys.path if p] + [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
+    broad, skipped = _too_broad(os.path.realpath(policy.workdir)), []
+    grant = list(interpreter) + [p for p in SYSTEM_READ + ETC_FILES + DEV_READ if os.path.exists(p)]
+    for path in dict.fromkeys(map(os.path.realpath, implicit + list(policy.read_paths))):
+        if not os.path.exists(path) or path in interpreter:
             continue
-        (skipped if real in broad else grant).append(real)
-    grant += [p for p in SYSTEM_READ + ETC_FILES + DEV_READ if os.path.exists(p)]
-    for path in map(os.path.realpath, policy.read_paths):
-        if path in broad and os.path.isdir(path):     # a reference in $HOME or /tmp: its .py files, not the folder
-            skipped.append(path)
-            grant += [e.path for e in os.scandir(path) if e.name.endswith(".py") and not e.name.startswith(".")
-                      and e.is_file()]
-        else:
+        if not os.path.isdir(path) or any(path == p or path.startswith(p + os.sep) for p in interpreter):
             grant.append(path)
+        elif path in broad:
+            if path in map(os.path.realpath, policy.read_paths):  # a reference in $HOME or /tmp: its .py files
+                grant += [e for e in _visible_entries(path) if e.endswith(".py") and os.path.isfile(e)]
+            skipped.append(path)
+        else:
+            grant += _visible_entries(path)
+            skipped.append(path)
     return grant, sorted(set(skipped))
 
 

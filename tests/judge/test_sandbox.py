@@ -462,6 +462,33 @@ def test_reference_in_home_grants_its_python_files_only(tmp_path: Path, monkeypa
     assert out.strip() == "[]"                                      # the module imports neither torch nor triton
 
 
+HIDDEN_READS = r'''
+REF = ARGS["project"]
+attempt("read_reference", lambda: open(REF + "/reference.py").read())
+attempt("read_package", lambda: open(REF + "/mypkg/__init__.py").read())
+attempt("read_env", lambda: open(REF + "/.env").read())
+attempt("list_git", lambda: os.listdir(REF + "/.git"))
+attempt("read_git_config", lambda: open(REF + "/.git/config").read())
+'''
+
+
+def test_a_project_folder_is_readable_but_not_its_hidden_entries(tmp_path: Path) -> None:
+    """The reference's folder (a user's project: ``.env``, ``.git``) is granted without its hidden entries,
+    whether it is the policy's read path or on sys.path."""
+    work, project = tmp_path / "work", tmp_path / "project"
+    for d in (work, project / "mypkg", project / ".git"):
+        d.mkdir(parents=True)
+    (project / "reference.py").write_text("# the reference\n")
+    (project / "mypkg" / "__init__.py").write_text("VALUE = 1\n")
+    (project / ".env").write_text("OPENAI_API_KEY=sk-FAKE\n")
+    (project / ".git" / "config").write_text("[remote]\n")
+    record = run_sandboxed(tmp_path, HIDDEN_READS, work=str(work), read=[str(project)], project=str(project),
+                           env={"PYTHONPATH": os.pathsep.join([str(REPO), str(project)])})
+    assert record["read_reference"]["ok"] and record["read_package"]["ok"], record
+    for name in ("read_env", "list_git", "read_git_config"):
+        assert denied(record[name]), (name, record[name])
+
+
 PRE_GPU = r'''
 import torch, triton, triton.language as tl
 POLICY = sandbox.default_policy(ARGS["work"], gpu=True)   # in the parent: toolchain_paths() caches libcuda_dirs

@@ -435,6 +435,55 @@ def test_format_string_reading_dunders_is_refused():
     assert (f.line, f.rule) == (NEXT_LINE + 1, "attribute") and "str.format" in f.message
 
 
+@pytest.mark.parametrize("source", [
+    "def g(x, fmt):\n    return fmt.format(x)\n",                              # made at run time
+    "def g(x):\n    return ('{0.gi' + '_frame}').format(x)\n",
+    "def g(x):\n    return str.format('{0}', x)\n",
+    "def g(x):\n    return '{0.gi_frame.f_back}'.format(x)\n",                  # no dunder, still a walk
+    "def g(x):\n    return '{0[key]}'.format_map({'0': x})\n",
+])
+def test_format_strings_are_literals_with_plain_fields(source):
+    f = only(findings_of(source))
+    assert f.rule == "attribute" and "str.format" in f.message, f.message
+
+
+@pytest.mark.parametrize("source", ["def g(x):\n    return '{} and {0:.2f} {name!r:>8}'.format(x, x, name=x)\n",
+                                    "def g(x):\n    return '{:.3e}'.format(x)\n"])
+def test_plain_format_fields_are_fine(source):
+    assert findings_of(source) == []
+
+
+def test_dunder_keys_are_refused():
+    f = only(findings_of("def g(scope):\n    return scope['__builtins__']\n"))
+    assert f.rule == "dunder" and "'__builtins__'" in f.message
+    assert findings_of("def g(d):\n    return d['weight']\n") == []
+
+
+def test_kernel_objects_keep_their_globals():
+    f = only(findings_of("def g():\n    return k.get_capture_scope()\n"))
+    assert "get_capture_scope" in f.message and "globals" in f.message
+
+
+def test_integer_to_pointer_casts_are_refused():
+    f = only(findings_of("def g(a):\n    return a.to(tl.pointer_type(tl.int64))\n"))
+    assert "triton.language.pointer_type" in f.message and "any memory" in f.message
+
+
+@pytest.mark.parametrize("reference_import, expr", [
+    ("import torch.utils.checkpoint", "torch.utils.checkpoint.torch.library.Library('aten', 'IMPL')"),
+    ("import numpy as np", "np.lib.stride_tricks.as_strided"),
+    ("import numpy as np", "np.frombuffer"),
+])
+def test_paths_below_a_reference_import_do_not_reach_other_modules_or_raw_memory(reference_import, expr):
+    reference = reference_import + "\n" + BASE
+    f = findings_of(f"def g():\n    return {expr}\n", prefix=reference_import + "\n", reference_source=reference)
+    assert any("is not allowed" in x.message and (".torch'" in x.message or "raw memory" in x.message)
+               for x in f), f
+    ok = findings_of("def g(x):\n    return torch.utils.checkpoint.checkpoint(torch.relu, x, use_reentrant=False)\n",
+                     prefix="import torch.utils.checkpoint\n", reference_source="import torch.utils.checkpoint\n" + BASE)
+    assert ok == [], ok
+
+
 # module attributes -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("expr, shown", [
@@ -932,10 +981,10 @@ def test_every_public_name_is_decided(module):
     assert not undecided, f"decide about {module}: {undecided}"
 
 
-def test_triton_language_allows_its_whole_api_but_inline_assembly():
+def test_triton_language_allows_its_whole_api_but_inline_assembly_and_pointer_casts():
     tl = _installed("triton.language")
-    assert A.TRITON_LANGUAGE == set(tl.__all__) - {"inline_asm_elementwise"}
-    assert "triton.language.inline_asm_elementwise" in A.REFUSED
+    assert A.TRITON_LANGUAGE == set(tl.__all__) - {"inline_asm_elementwise", "pointer_type"}
+    assert "triton.language.inline_asm_elementwise" in A.REFUSED and "triton.language.pointer_type" in A.REFUSED
     assert A.LIBDEVICE == _public(_installed("triton.language.extra.libdevice"))
     assert A.CUDA_LIBDEVICE == _public(_installed("triton.language.extra.cuda.libdevice")) - {"core"}
 
