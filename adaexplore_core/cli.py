@@ -12,11 +12,13 @@ from typing import Any, Iterator
 
 from . import __version__
 from .devices import DeviceError, resolve_devices
+from .judge.lifetime import set_parent_death_signal
 from .judge.pool import JudgeConfig, JudgePool
 from .judge.verdict import Verdict
 from .progress import search_progress
+from .schema.report import headline, speedup_interval
 from .search.explore import SearchError
-from .search.jobs import ProposerSettings
+from .app.wiring import ProposerSettings
 from .task import TaskError, TaskSpec
 
 INTERNAL_ERROR = 3     # exit status of an unexpected failure (0 ok, 1 no valid result, 2 bad input, 130 Ctrl-C)
@@ -74,17 +76,11 @@ def _module_level(tree: ast.Module) -> Iterator[ast.AST]:
 @contextlib.contextmanager
 def _events(events: str | None, quiet: bool) -> Iterator[Any]:
     """The search's event sink, with the progress display on stderr unless quiet or events go to stdout."""
-    from .search.jobs import event_sink
+    from .app.wiring import event_sink
 
     with event_sink(events) as sink, \
             search_progress(sink, sys.stderr, enabled=not quiet and events != "-"):
         yield sink
-
-
-def _interval(estimate: float, low: float | None, high: float | None) -> str:
-    """'1.42x (1.38-1.47, 95 %)', or the estimate alone for a verdict without an interval."""
-    return f"{estimate:.2f}x ({low:.2f}-{high:.2f}, 95 %)" if low is not None and high is not None \
-        else f"{estimate:.2f}x"
 
 
 def format_verdict(verdict: Verdict) -> str:
@@ -100,10 +96,10 @@ def format_verdict(verdict: Verdict) -> str:
         lines.append(f"  candidate {t.candidate_ms:.4f} ms (IQR {t.candidate_iqr_ms:.4f}) over {t.iterations} "
                      f"calls in {t.rounds} rounds, each call on new inputs")
         lines.append(f"  eager     {t.eager_ms:.4f} ms (IQR {t.eager_iqr_ms:.4f})  -> "
-                     f"{_interval(t.speedup_vs_eager, t.speedup_vs_eager_low, t.speedup_vs_eager_high)}")
+                     f"{speedup_interval(t.speedup_vs_eager, t.speedup_vs_eager_low, t.speedup_vs_eager_high)}")
         if t.compile_ms is not None and t.speedup_vs_compile is not None:
             lines.append(f"  compile   {t.compile_ms:.4f} ms (IQR {t.compile_iqr_ms:.4f})  -> "
-                         f"{_interval(t.speedup_vs_compile, t.speedup_vs_compile_low, t.speedup_vs_compile_high)}")
+                         f"{speedup_interval(t.speedup_vs_compile, t.speedup_vs_compile_low, t.speedup_vs_compile_high)}")
         else:
             lines.append(f"  compile   not measured ({t.compile_note})")
     elif verdict.timing_note:
@@ -182,8 +178,9 @@ def _cmd_propose(args: argparse.Namespace) -> int:
 
 def _cmd_optimize(args: argparse.Namespace) -> int:
     from .proposers.base import ProposalError
-    from .search.explore import headline
-    from .search.jobs import judge_config, make_proposer, run_search
+    if args.parent_pid:
+        set_parent_death_signal(args.parent_pid)      # first: a parent already gone ends this process now
+    from .app.wiring import judge_config, make_proposer, run_search
 
     try:
         task = parse_reference(args.reference)
@@ -216,8 +213,9 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
+    from .app.bench import run_bench
+    from .app.wiring import judge_config, make_proposer
     from .search import bench
-    from .search.jobs import judge_config, make_proposer
 
     out = Path(args.out)
     try:
@@ -239,10 +237,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     with _events(args.events or str(out / "events.jsonl"), args.quiet) as sink:
         with JudgePool(judge_config(devices, args.timeout, args.allow_tf32)) as pool:
             try:
-                data = bench.run_bench(files, steps=args.steps, out=out, pool=pool,
-                                       proposer_factory=lambda: make_proposer(_proposer_settings(args), devices),
-                                       sink=sink, devices=devices, seed=args.seed, resume=args.resume,
-                                       cache_dir=Path(args.cache_dir) if args.cache_dir else None)
+                data = run_bench(files, steps=args.steps, out=out, pool=pool,
+                                 proposer_factory=lambda: make_proposer(_proposer_settings(args), devices),
+                                 sink=sink, devices=devices, seed=args.seed, resume=args.resume,
+                                 cache_dir=Path(args.cache_dir) if args.cache_dir else None)
             except KeyboardInterrupt:
                 print(f"adaexplore bench: interrupted; finished problems are in {out}; --resume continues",
                       file=sys.stderr)
@@ -290,7 +288,7 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     import json
 
     from .memory.rules import load_export
-    from .search.jobs import rule_memory
+    from .app.wiring import rule_memory
 
     try:
         devices = resolve_devices(args.device)
@@ -337,9 +335,9 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 def _cmd_adapt(args: argparse.Namespace) -> int:
     import json
 
-    from .memory.adapt import adapt
+    from .app.adapt import adapt
     from .proposers.llm.client import LLMClient, LLMConfig, LLMError
-    from .search.jobs import judge_config, rule_memory
+    from .app.wiring import judge_config, rule_memory
 
     try:
         if not args.model:
@@ -446,6 +444,9 @@ def build_parser() -> argparse.ArgumentParser:
     optimize.add_argument("reference", help="reference file in KernelBench format, or FILE.py::ClassName")
     optimize.add_argument("--steps", type=_positive_int, default=20, help="candidates to judge (default 20)")
     optimize.add_argument("--out", help="results folder (default: adaexplore-runs/<file stem>)")
+    optimize.add_argument("--parent-pid", type=_positive_int, metavar="PID",
+                          help="end (with every process of the search) when process PID ends; the language "
+                               "server passes its own")
     _add_proposer_options(optimize)
     _add_search_options(optimize, events="append events as JSON lines to this file; '-' prints them on stdout "
                                          "instead of the progress line",

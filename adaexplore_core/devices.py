@@ -40,3 +40,7 @@ def resolve_devices(request: str, python: str = sys.executable) -> tuple[str, ..
     if index >= count:
         raise DeviceError(f"device {request!r} does not exist: {count} GPU(s) visible (cuda:0..cuda:{count - 1})")
     return (request,)
+
+
+if __name__ == "__main__":      # `python -m adaexplore_core.devices`: the count, for a process that has no torch
+    print(cuda_device_count())

@@ -21,7 +21,7 @@ sys.path.insert(0, str(HERE.parent))
 from adaexplore_core.judge.pool import JudgeConfig, JudgePool  # noqa: E402
 from adaexplore_core.proposers.base import ProposalError, ProposalRequest  # noqa: E402
 from adaexplore_core.proposers.builtin.proposer import BuiltinProposer  # noqa: E402
-from adaexplore_core.search.jobs import GPU_WORKERS  # noqa: E402
+from adaexplore_core.app.wiring import GPU_WORKERS  # noqa: E402
 from adaexplore_core.task import TaskSpec  # noqa: E402
 
 

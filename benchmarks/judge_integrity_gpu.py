@@ -30,7 +30,7 @@ from adaexplore_core.judge.pool import JudgeConfig, JudgePool  # noqa: E402
 from adaexplore_core.proposers.base import ProposalError, ProposalRequest  # noqa: E402
 from adaexplore_core.proposers.builtin.proposer import BuiltinProposer  # noqa: E402
 from adaexplore_core.search.explore import RETIME_ROUNDS  # noqa: E402
-from adaexplore_core.search.jobs import GPU_WORKERS  # noqa: E402
+from adaexplore_core.app.wiring import GPU_WORKERS  # noqa: E402
 from adaexplore_core.task import TaskSpec  # noqa: E402
 from passthrough import passthrough_candidate  # noqa: E402
 

@@ -12,19 +12,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import os
 import signal
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from adaexplore_core.devices import cuda_device_count
-from adaexplore_core.judge.lifetime import die_with_parent
-from adaexplore_core.search.events import EventError, parse_line
+from adaexplore_core.schema.events import EventError, parse_line
+from adaexplore_core.schema.report import REPORT_FILE, read_report
 
 log = logging.getLogger(__name__)
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -113,7 +112,7 @@ class JobManager:
     def command(self, job: Job, reference: Path) -> list[str]:
         command = [self.python, "-m", "adaexplore_core.cli", "optimize", f"{reference}::{job.class_name}",
                    "--steps", str(job.steps), "--device", job.device, "--proposer", job.proposer,
-                   "--out", str(job.out), "--events", "-", "--quiet"]
+                   "--out", str(job.out), "--events", "-", "--quiet", "--parent-pid", str(os.getpid())]
         if job.proposer == "llm":
             command += ["--model", job.model] + (["--base-url", job.base_url] if job.base_url else [])
         if job.cache_dir:
@@ -124,7 +123,7 @@ class JobManager:
         """The queues a search on ``device`` holds (see queue_keys); the GPU count is asked once, from a
         subprocess of the engine's Python (the server never imports torch)."""
         if device.strip().lower() != "cpu" and self._gpus is None:
-            self._gpus = await asyncio.get_running_loop().run_in_executor(None, cuda_device_count, self.python)
+            self._gpus = await asyncio.get_running_loop().run_in_executor(None, gpu_count, self.python)
         return queue_keys(device, self._gpus)
 
     async def _run(self, job: Job, reference: Path, cwd: Path, env_extra: dict[str, str]) -> None:
@@ -151,13 +150,12 @@ class JobManager:
         # the key reaches only the engine process of an LLM search (its judge workers scrub it again)
         env = {k: v for k, v in os.environ.items() if k not in SECRET_VARIABLES or job.proposer == "llm"}
         env.update(env_extra)
-        root = str(Path(__file__).resolve().parents[1])
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(cwd), root, env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(cwd), _engine_path(env.get("PYTHONPATH"))]))
         env.pop("TRITON_INTERPRET", None)
         job.process = await asyncio.create_subprocess_exec(
             *self.command(job, reference), cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-            preexec_fn=die_with_parent(), limit=16 * 1024 * 1024)
+            limit=16 * 1024 * 1024)          # the engine ends with the server (--parent-pid)
         try:                                   # the search yields the CPU to the editor (children inherit)
             os.setpriority(os.PRIO_PROCESS, job.process.pid, ENGINE_NICENESS)
         except (OSError, AttributeError):
@@ -193,7 +191,7 @@ class JobManager:
             job.state, job.message = CANCELLED, "cancelled"
         elif code == 0:
             job.state, job.message = DONE, "finished"
-        elif code == 1 and (job.out / "report.json").exists():
+        elif code == 1 and (job.out / REPORT_FILE).exists():
             job.state, job.message = DONE, "finished without a valid candidate"
         else:
             tail = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit status {code}"
@@ -261,18 +259,29 @@ def _kill_if_alive(process: asyncio.subprocess.Process) -> None:
         _signal_group(process.pid, signal.SIGKILL)
 
 
+def _engine_path(existing: str | None) -> str:
+    """PYTHONPATH for the engine's processes: the folder this server's package sits in (the engine's package
+    beside it, in a checkout), then ``existing``."""
+    return os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]), existing]))
+
+
+def gpu_count(python: str) -> int:
+    """The CUDA devices the engine's Python sees (0 when none, or when it cannot tell), asked of a subprocess."""
+    try:
+        out = subprocess.run([python, "-m", "adaexplore_core.devices"], capture_output=True, text=True,
+                             timeout=120, check=True, env={**os.environ, "PYTHONPATH": _engine_path(os.environ.get("PYTHONPATH"))})
+        return int(out.stdout.strip().splitlines()[-1])
+    except (subprocess.SubprocessError, ValueError, IndexError, OSError):
+        return 0
+
+
 def read_result(job: Job) -> dict[str, Any] | None:
     """The finished job's result for the cache: the report's headline facts and the best source."""
-    report_path, best_path = job.out / "report.json", job.out / "best.py"
-    try:
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        best = report.get("best") if isinstance(report, dict) else None
-        source = best_path.read_text(encoding="utf-8") if best and best_path.exists() else ""
-    except (OSError, ValueError):            # UnicodeDecodeError is a ValueError
+    found = read_report(job.out)
+    if found is None:
         return None
-    if not isinstance(report, dict):
-        return None
+    report, source = found
     return {"class": job.class_name, "digest": job.digest, "uri": job.uri, "job": job.id,
             "finished": time.time(), "steps": report.get("steps"), "valid": report.get("valid"),
-            "best": best, "best_source": source, "device": job.device, "proposer": job.proposer,
+            "best": report.get("best"), "best_source": source, "device": job.device, "proposer": job.proposer,
             "rejections": report.get("rejections", [])}

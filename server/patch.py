@@ -14,7 +14,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import Iterator
 
-from adaexplore_core import envelope_text
+from adaexplore_core.schema import envelope as envelope_text
 
 from . import analysis
 from .analysis import ModuleClass, Position

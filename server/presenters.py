@@ -6,8 +6,8 @@ import functools
 import json
 from typing import Any
 
-from adaexplore_core import envelope_text
-from adaexplore_core.search.explore import headline as report_headline
+from adaexplore_core.schema import envelope as envelope_text
+from adaexplore_core.schema.report import headline as report_headline
 from lsprotocol import types
 
 from . import analysis

@@ -17,7 +17,7 @@ import torch
 NAMESPACES = ("torch", "torch.nn.functional", "torch.cuda", "torch.linalg", "torch.fft", "triton",
               "triton.language", "adaexplore_core.judge.timing", "adaexplore_core.judge.correctness",
               "adaexplore_core.judge.worker", "adaexplore_core.judge.trials", "adaexplore_core.judge.protocol",
-              "adaexplore_core.judge.envelope", "adaexplore_core.envelope_text",
+              "adaexplore_core.judge.envelope", "adaexplore_core.schema.envelope",
               "adaexplore_core.task")
 
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator
 
 import torch
 
-from .. import envelope_text
+from ..schema import envelope as envelope_text
 from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task, to_device
 from . import envelope as envelopes
 from . import trials as ood

@@ -1,5 +1,4 @@
-"""``adaexplore bench``: the search on every problem of KernelBench-format folders or files, with the paper's
-metrics.
+"""``adaexplore bench``'s problems, metrics and reports (``app/bench.py`` runs the searches).
 
 Per problem: the best validated speedup over eager and over torch.compile found by the search, and the
 first candidate's (the proposer's single shot) beside it. Summary, as in the paper: accuracy (share of
@@ -13,14 +12,10 @@ import importlib.util
 import json
 import math
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-from ..proposers.base import ProposalError
-from ..task import TaskError, TaskSpec
-from .events import EventSink
-from .explore import SearchError
+from ..task import TaskError
 from .tree import speedup_of
 
 CAP = 10.0           # mean speedup: capped
@@ -154,7 +149,7 @@ def report(entries: list[dict[str, Any]], steps: int, env: dict[str, Any] | None
             "skipped": skipped or []}
 
 
-def _fmt(value: Any, suffix: str = "x") -> str:
+def fmt(value: Any, suffix: str = "x") -> str:
     if value is None:
         return "-"
     return f"{value:.2f}{suffix}" if isinstance(value, float) else str(value)
@@ -178,7 +173,7 @@ def markdown(data: dict[str, Any]) -> str:
         if unit == "%":
             lines.append(f"| {label} | {_pct(a)} | {_pct(b)} |")
         else:
-            lines.append(f"| {label} | {_fmt(a)} | {_fmt(b)} |")
+            lines.append(f"| {label} | {fmt(a)} | {fmt(b)} |")
     if not s["timed"]:
         lines += ["", "Not timed (no GPU, or no valid candidate): speed metrics need a GPU run."]
     lines += ["", "| problem | valid | best vs eager | best vs compile | first vs eager | steps | best candidate |",
@@ -186,8 +181,8 @@ def markdown(data: dict[str, Any]) -> str:
     for e in data["problems"]:
         status = "interrupted" if e.get("interrupted") else "yes" if e["valid"] else \
             "unsupported" if not e["supported"] else "no"
-        lines.append(f"| {e['name']} | {status} | {_fmt(e['best_vs_eager'])} | {_fmt(e['best_vs_compile'])} | "
-                     f"{_fmt(e['first_vs_eager'])} | {e['steps']} | {e['best_description'] or e['error'][:120]} |")
+        lines.append(f"| {e['name']} | {status} | {fmt(e['best_vs_eager'])} | {fmt(e['best_vs_compile'])} | "
+                     f"{fmt(e['first_vs_eager'])} | {e['steps']} | {e['best_description'] or e['error'][:120]} |")
     skipped = data.get("skipped") or []
     if skipped:
         lines += ["", "Skipped, libraries not installed (in no metric): "
@@ -270,66 +265,6 @@ def write(data: dict[str, Any], out: Path) -> str:
     (out / JSON_FILE).write_text(json.dumps(data, indent=1))
     (out / MARKDOWN_FILE).write_text(markdown(data))
     return plot(data, out / PLOT_FILE)
-
-
-def run_bench(files: list[Path], *, steps: int, out: Path, pool: Any, proposer_factory: Any, sink: EventSink,
-              devices: tuple[str, ...], seed: int = 0, resume: bool = False,
-              cache_dir: Path | None = None) -> dict[str, Any]:
-    """Search every problem in turn with one shared judge pool; results are written after each problem."""
-    from .jobs import run_search
-
-    entries: list[dict[str, Any]] = []
-    skipped: list[dict[str, Any]] = []
-    runnable: list[Path] = []
-    for path in files:
-        missing = missing_requirements(path)
-        if missing:
-            skipped.append({"problem": str(path), "name": path.stem, "missing": missing})
-            print(f"{path.name}: skipped (needs {', '.join(missing)}, not installed)", file=sys.stderr, flush=True)
-        else:
-            runnable.append(path)
-    env: dict[str, Any] = {}
-    data: dict[str, Any] = report(entries, steps, skipped=skipped)
-    if not runnable:
-        write(data, out)
-    for path in runnable:
-        try:
-            task = TaskSpec.parse(str(path))
-            result = run_search(task, steps=steps, out=out / "problems" / problem_slug(path), pool=pool,
-                                proposer=proposer_factory(), sink=sink, devices=devices, seed=seed, resume=resume,
-                                cache_dir=cache_dir)
-        except (SearchError, ProposalError, TaskError) as e:
-            sink.emit("error", message=f"{path.name}: {e}", fatal=False)
-            entries.append(problem_entry(path, None, str(e)))
-        else:
-            entries.append(problem_entry(path, result))
-            for node in result.tree.judged():
-                if node.verdict and node.verdict.get("env"):
-                    env = env or _env_summary(node.verdict["env"])
-            if result.interrupted:
-                data = report(entries, steps, env, skipped)
-                write(data, out)
-                raise KeyboardInterrupt
-        data = report(entries, steps, env, skipped)
-        write(data, out)
-        print(f"{len(entries)}/{len(runnable)} {path.name}: " + _problem_line(entries[-1]), file=sys.stderr,
-              flush=True)
-    return data
-
-
-def _env_summary(env: dict[str, Any]) -> dict[str, Any]:
-    return {k: env.get(k) for k in ("gpu", "torch", "triton", "cuda", "python", "tf32", "capability")}
-
-
-def _problem_line(entry: dict[str, Any]) -> str:
-    if not entry["supported"]:
-        return f"failed ({entry['error'][:100]})"
-    if not entry["valid"]:
-        return f"no valid candidate in {entry['steps']} steps"
-    if not entry["timed"]:
-        return f"valid ({entry['valid_candidates']}/{entry['steps']}), not timed"
-    return (f"{entry['best_vs_eager']:.2f}x vs eager, {_fmt(entry['best_vs_compile'])} vs compile "
-            f"(first candidate {_fmt(entry['first_vs_eager'])})")
 
 
 def replot(out: Path) -> str:

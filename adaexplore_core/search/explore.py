@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from ..judge.verdict import Verdict
+from ..schema.report import BEST_FILE, REPORT_FILE, SUMMARY_FILE, TREE_FILE, headline
 from ..proposers.base import Candidate, ProposalError, ProposalRequest, Proposer, ProposerUnavailable
 from ..task import TaskSpec
 from .events import EventSink
 from .tree import LARGE, ROOT, Node, SearchConfig, Tree, speedup_of
 
-TREE_FILE, BEST_FILE, REPORT_FILE, SUMMARY_FILE = "tree.json", "best.py", "report.json", "summary.md"
 DUPLICATE_RETRIES = 4          # new seeds tried when a proposal repeats an earlier candidate
 PROPOSAL_FAILURES_ALLOWED = 5  # consecutive proposer errors before the search gives up
 RECENT_FOR_SMALL_STEPS = 4     # recent judged candidates a small step's request carries
@@ -330,32 +330,6 @@ def write_outputs(search: Search, result: SearchResult) -> dict[str, Any]:
     _write_atomic(out / REPORT_FILE, json.dumps(report, indent=2))
     _write_atomic(out / SUMMARY_FILE, summary_markdown(report))
     return report
-
-
-def headline(best: dict[str, Any] | None, separator: str = ", ") -> str:
-    """'2.41x vs eager, 1.30x vs torch.compile, validated on NVIDIA H200' for a report's best (or why there is
-    no speed claim)."""
-    if not best:
-        return "no valid candidate"
-    if not best.get("timed"):
-        return "validated (interpreter), not timed"
-    timing = best.get("timing") or {}
-    parts = [_speedup_text(best["speedup_vs_eager"], timing.get("speedup_vs_eager_low"),
-                           timing.get("speedup_vs_eager_high"), "eager")]
-    if best.get("speedup_vs_compile"):
-        parts.append(_speedup_text(best["speedup_vs_compile"], timing.get("speedup_vs_compile_low"),
-                                   timing.get("speedup_vs_compile_high"), "torch.compile"))
-    gpu = (best.get("env") or {}).get("gpu")
-    return separator.join(parts + [f"validated on {gpu}" if gpu else "validated"])
-
-
-def _speedup_text(estimate: float, low: float | None, high: float | None, baseline: str) -> str:
-    """'2.41x (2.30-2.52) vs eager'; 'no faster than eager (0.95-1.04x)' when the interval reaches 1."""
-    if low is None or high is None:
-        return f"{estimate:.2f}x vs {baseline}"
-    if low <= 1.0 <= high:
-        return f"no faster than {baseline} ({low:.2f}-{high:.2f}x)"
-    return f"{estimate:.2f}x ({low:.2f}-{high:.2f}) vs {baseline}"
 
 
 def summary_markdown(report: dict[str, Any]) -> str:

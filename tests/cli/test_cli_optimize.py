@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from adaexplore_core.search.events import parse_line
+from adaexplore_core.schema.events import parse_line
 from adaexplore_core.search.tree import Tree
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,7 +20,7 @@ from adaexplore_core.proposers.builtin.proposer import BuiltinProposer
 from adaexplore_core.proposers.llm.client import LLMClient, LLMConfig, LLMError
 from adaexplore_core.proposers.llm.extract import ExtractionError, apply_edits, as_model_new, first_code_block
 from adaexplore_core.proposers.llm.proposer import LLMProposer, SeededProposer
-from adaexplore_core.search.events import parse_line
+from adaexplore_core.schema.events import parse_line
 from adaexplore_core.task import TaskSpec
 
 TESTS = Path(__file__).resolve().parents[1]

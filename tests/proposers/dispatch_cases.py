@@ -18,7 +18,7 @@ import torch
 import torch.nn.utils.prune as prune
 from torch import nn
 
-from adaexplore_core import envelope_text
+from adaexplore_core.schema import envelope as envelope_text
 from adaexplore_core.judge import guard
 from adaexplore_core.proposers.base import ProposalRequest
 from adaexplore_core.proposers.builtin.codegen import generate

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from adaexplore_core.search.events import COMMON, SCHEMA, EventError, EventSink, parse_line, validate
+from adaexplore_core.schema.events import COMMON, SCHEMA, EventError, parse_line, validate
+from adaexplore_core.search.events import EventSink
 
 # A correct example of the fields of every event type (common fields added by `event`).
 EXAMPLES: dict[str, dict] = {

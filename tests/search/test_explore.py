@@ -20,10 +20,11 @@ import pytest
 from adaexplore_core.judge.pool import JudgeConfig, JudgePool
 from adaexplore_core.proposers.base import Proposal, ProposalError, ProposalRequest
 from adaexplore_core.proposers.builtin.proposer import BuiltinProposer
-from adaexplore_core.search.events import EventSink, parse_line, validate
-from adaexplore_core.search.explore import (BEST_FILE, DUPLICATE_RETRIES, PROPOSAL_FAILURES_ALLOWED, REPORT_FILE,
-                                            SUMMARY_FILE, TREE_FILE, Search, SearchError, headline, rejections,
-                                            summary_markdown)
+from adaexplore_core.schema.events import parse_line, validate
+from adaexplore_core.search.events import EventSink
+from adaexplore_core.schema.report import BEST_FILE, REPORT_FILE, SUMMARY_FILE, TREE_FILE, headline
+from adaexplore_core.search.explore import (DUPLICATE_RETRIES, PROPOSAL_FAILURES_ALLOWED, Search, SearchError,
+                                            rejections, summary_markdown)
 from adaexplore_core.search.tree import JUDGED, PENDING, ROOT, Node, SearchConfig, Tree
 from adaexplore_core.task import TaskSpec
 

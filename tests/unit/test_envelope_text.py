@@ -1,7 +1,7 @@
-"""envelope_text: a candidate's ENVELOPE read without running it, and the words the patch and hover use."""
+"""schema/envelope.py: a candidate's ENVELOPE read without running it, and the words the patch and hover use."""
 from __future__ import annotations
 
-from adaexplore_core import envelope_text
+from adaexplore_core.schema import envelope as envelope_text
 
 ENVELOPE = {"device_types": ["cuda"], "inputs": [{"dtype": "torch.bfloat16", "sizes": ["B", "S", 1024]},
                                                  {"value": True}],

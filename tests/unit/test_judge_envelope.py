@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from adaexplore_core import envelope_text
+from adaexplore_core.schema import envelope as envelope_text
 from adaexplore_core.judge import envelope
 
 ENVELOPE_SOURCE = '''

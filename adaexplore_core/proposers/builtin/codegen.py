@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch import fx
 
-from ... import envelope_text
+from ...schema import envelope as envelope_text
 from ..base import ProposalError
 from .capture import Captured, reference_class_node
 from . import envelope

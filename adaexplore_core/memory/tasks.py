@@ -1,7 +1,6 @@
-"""The adaptation stage (failure-driven adaptation, first half of the method): the LLM writes small
+"""The tasks of the adaptation stage (failure-driven adaptation, first half of the method): the LLM writes small
 KernelBench-format tasks from level-1-style examples and a list of PyTorch ops; each task is validated by
-running it; short LLM-only searches on the tasks collect compile and runtime failures, which are distilled
-into "You cannot ..." rules in the memory (repeats raise scores; frequent rules reach later prompts).
+running it. ``app/adapt.py`` searches them and distills the failures into rules.
 """
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from ..judge.protocol import scrubbed_environment
-from ..proposers.base import ProposalError, ProposerUnavailable
 from ..proposers.llm.extract import ExtractionError, first_code_block
 from ..task import TaskError, TaskSpec
 
@@ -131,55 +129,3 @@ def synthesize_task(chat: Any, folder: Path, index: int, rng: random.Random, exa
         rejected.append(f"task {index}: {problem}")
         path.rename(path.with_suffix(".rejected"))
     return None, rejected
-
-
-def adapt(*, client: Any, memory: Any, pool: Any, tasks: int, steps: int, out: Path, sink: Any,
-          devices: tuple[str, ...], seed: int = 0, examples_folder: Path | None = None) -> AdaptReport:
-    """Write ``tasks`` tasks, search each for ``steps`` LLM candidates, and learn rules from the failures."""
-    from ..proposers.llm.proposer import LLMProposer
-    from ..search.explore import Search, SearchError
-    from .distill import RuleLearner, llm_same_rule
-    from .rules import ops_of
-
-    rng = random.Random(seed)
-    report = AdaptReport()
-    folder = Path(out) / "tasks"
-    folder.mkdir(parents=True, exist_ok=True)
-    hardware = "an NVIDIA GPU" if any(d.startswith("cuda") for d in devices) else \
-        "the CPU (Triton interpreter: correctness only)"
-    learner = RuleLearner(memory, client.chat)
-    memory.duplicate_check = llm_same_rule(client.chat)
-    parallel = len(pool.config.devices) * pool.config.workers_per_device
-    for index in range(tasks):
-        try:
-            path, rejected = synthesize_task(client.chat, folder, index, rng, examples_from(examples_folder, rng))
-        except ProposerUnavailable as e:
-            report.stopped = str(e)
-            break
-        report.tasks_rejected += rejected
-        if path is None:
-            continue
-        report.tasks_written += 1
-        task = TaskSpec.parse(str(path))
-        rules = [r.text for r in memory.relevant(ops_of(task.read_source()))]
-        sink.listeners.append(lambda e, r=report: r.rules_learned.append(e["rule"]) if e["event"] == "rule_learned"
-                              else None)
-        try:
-            result = Search(task, LLMProposer(client, hardware), pool, steps, Path(out) / "searches" / path.stem,
-                            sink, seed=seed + index, parallel=parallel, devices=devices, rules=rules,
-                            learner=learner).run()
-        except (SearchError, ProposalError) as e:
-            if isinstance(e.__cause__, ProposerUnavailable):
-                report.stopped = str(e)
-                break
-            report.tasks_rejected.append(f"{path.name}: the search could not start ({e})")
-            continue
-        finally:
-            sink.listeners.pop()
-        judged = result.tree.judged()
-        report.candidates += len(judged)
-        report.failures += sum(1 for n in judged if not n.valid)
-        if result.proposer_unavailable:
-            report.stopped = result.stopped_reason
-            break
-    return report

@@ -1,5 +1,5 @@
-"""Running one search from the command line: proposer by name, judge pool on the chosen devices, events
-to a file or stdout (the command line's progress display is progress.py)."""
+"""The wiring of a search: the proposer by name, the judge pool on the chosen devices, the rule memory, the
+events to a file or stdout (the command line's progress display is progress.py)."""
 from __future__ import annotations
 
 import contextlib
@@ -12,10 +12,10 @@ from typing import Any, Iterator
 from ..jsonstore import default_cache_dir
 from ..judge.pool import JudgeConfig, JudgePool
 from ..proposers.base import Proposer
+from ..search.events import EventSink
+from ..search.explore import Search, SearchError, SearchResult
+from ..search.tree import SearchConfig
 from ..task import TaskSpec
-from .events import EventSink
-from .explore import Search, SearchError, SearchResult
-from .tree import SearchConfig
 
 PROPOSERS = ("builtin", "llm")
 
@@ -92,26 +92,37 @@ def rule_memory(cache_dir: Path | None, devices: tuple[str, ...]) -> Any:
     return RuleMemory(Path(cache_dir or default_cache_dir()), namespace(devices))
 
 
+def search_with_memory(task: TaskSpec, proposer: Proposer, pool: JudgePool, *, steps: int, out: Path,
+                       sink: EventSink, devices: tuple[str, ...], seed: int = 0, resume: bool = False,
+                       config: SearchConfig = SearchConfig(), memory: Any = None, learner: Any = None
+                       ) -> SearchResult:
+    """One search. With ``memory``, its rules relevant to the task go into the proposer's prompts; with
+    ``learner``, the failures of the search teach the memory new ones."""
+    rules: list[str] = []
+    if memory is not None:
+        from ..memory.rules import ops_of
+        rules = [r.text for r in memory.relevant(ops_of(task.read_source()))]
+    parallel = len(pool.config.devices) * pool.config.workers_per_device
+    search = Search(task, proposer, pool, steps, out, sink, config=config, seed=seed, resume=resume,
+                    parallel=parallel, devices=devices, rules=rules, learner=learner)
+    return search.run()
+
+
 def run_search(task: TaskSpec, *, steps: int, out: Path, pool: JudgePool, proposer: Proposer,
                sink: EventSink, devices: tuple[str, ...], seed: int = 0, resume: bool = False,
                config: SearchConfig = SearchConfig(), cache_dir: Path | None = None) -> SearchResult:
-    """One search. An LLM proposer gets the memory's rules relevant to the task in its prompts, and the
-    failures of this search teach the memory new ones."""
-    parallel = len(pool.config.devices) * pool.config.workers_per_device
-    rules, learner, memory = [], None, None
+    """One search (``optimize``, a problem of a bench). An LLM proposer gets the rule memory in ``cache_dir``:
+    its relevant rules in the prompts, and the rules it learns from this search's failures."""
     client = getattr(proposer, "client", None)
-    if client is not None:
-        from ..memory.distill import RuleLearner
-        from ..memory.rules import ops_of
-        from ..memory.distill import llm_same_rule
-        memory = rule_memory(cache_dir, devices)
-        memory.duplicate_check = llm_same_rule(client.chat)
-        rules = [r.text for r in memory.relevant(ops_of(task.read_source()))]
-        learner = RuleLearner(memory, client.chat)
+    if client is None:
+        return search_with_memory(task, proposer, pool, steps=steps, out=out, sink=sink, devices=devices,
+                                  seed=seed, resume=resume, config=config)
+    from ..memory.distill import RuleLearner, llm_same_rule
+    memory = rule_memory(cache_dir, devices)
     try:
-        search = Search(task, proposer, pool, steps, out, sink, config=config, seed=seed, resume=resume,
-                        parallel=parallel, devices=devices, rules=rules, learner=learner)
-        return search.run()
+        memory.duplicate_check = llm_same_rule(client.chat)
+        return search_with_memory(task, proposer, pool, steps=steps, out=out, sink=sink, devices=devices,
+                                  seed=seed, resume=resume, config=config, memory=memory,
+                                  learner=RuleLearner(memory, client.chat))
     finally:
-        if memory is not None:
-            memory.close()
+        memory.close()

@@ -1,0 +1,60 @@
+"""What a finished search leaves in its folder, and how its result reads in one line.
+
+``report.json`` (written by ``search/explore.py``): the task, the steps, the valid share, ``best`` (the
+winner's verdict summary with ``timed``, ``timing``, ``env`` and ``envelope``, or None), ``candidates`` and
+``rejections``; ``best.py``: the winner's source. Readers must ignore keys they do not know.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+TREE_FILE, BEST_FILE, REPORT_FILE, SUMMARY_FILE = "tree.json", "best.py", "report.json", "summary.md"
+
+
+def read_report(out: Path) -> tuple[dict[str, Any], str] | None:
+    """The report of the search in ``out`` and the best candidate's source ("" without a winner); None when
+    the folder has no readable report."""
+    try:
+        report = json.loads((Path(out) / REPORT_FILE).read_text(encoding="utf-8"))
+        if not isinstance(report, dict):
+            return None
+        best = report.get("best")
+        best_path = Path(out) / BEST_FILE
+        source = best_path.read_text(encoding="utf-8") if best and best_path.exists() else ""
+    except (OSError, ValueError):            # UnicodeDecodeError is a ValueError
+        return None
+    return report, source
+
+
+def speedup_interval(estimate: float, low: float | None, high: float | None) -> str:
+    """'1.42x (1.38-1.47, 95 %)', or the estimate alone without an interval."""
+    return f"{estimate:.2f}x ({low:.2f}-{high:.2f}, 95 %)" if low is not None and high is not None \
+        else f"{estimate:.2f}x"
+
+
+def speedup_claim(estimate: float, low: float | None, high: float | None, baseline: str) -> str:
+    """'2.41x (2.30-2.52) vs eager'; 'no faster than eager (0.95-1.04x)' when the interval reaches 1."""
+    if low is None or high is None:
+        return f"{estimate:.2f}x vs {baseline}"
+    if low <= 1.0 <= high:
+        return f"no faster than {baseline} ({low:.2f}-{high:.2f}x)"
+    return f"{estimate:.2f}x ({low:.2f}-{high:.2f}) vs {baseline}"
+
+
+def headline(best: dict[str, Any] | None, separator: str = ", ") -> str:
+    """'2.41x vs eager, 1.30x vs torch.compile, validated on NVIDIA H200' for a report's best (or why there is
+    no speed claim)."""
+    if not best:
+        return "no valid candidate"
+    if not best.get("timed"):
+        return "validated (interpreter), not timed"
+    timing = best.get("timing") or {}
+    parts = [speedup_claim(best["speedup_vs_eager"], timing.get("speedup_vs_eager_low"),
+                           timing.get("speedup_vs_eager_high"), "eager")]
+    if best.get("speedup_vs_compile"):
+        parts.append(speedup_claim(best["speedup_vs_compile"], timing.get("speedup_vs_compile_low"),
+                                   timing.get("speedup_vs_compile_high"), "torch.compile"))
+    gpu = (best.get("env") or {}).get("gpu")
+    return separator.join(parts + [f"validated on {gpu}" if gpu else "validated"])
