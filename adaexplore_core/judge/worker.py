@@ -98,6 +98,27 @@ class Channel:
         line, self._pending = self._pending.split(b"\n", 1)
         return decode(line)
 
+    def fileno(self) -> int:
+        """The descriptor messages arrive on (for select)."""
+        return self._in.fileno()
+
+    def has_message(self) -> bool:
+        """A whole message is already read, so ``receive`` returns without reading."""
+        return b"\n" in self._pending
+
+    def close(self) -> None:
+        self._in.close()
+        self._out.close()
+
+    @classmethod
+    def over(cls, sock: Any) -> "Channel":
+        """A channel on both directions of a connected socket (the zygote and one candidate's process)."""
+        channel = cls.__new__(cls)
+        channel._in = os.fdopen(os.dup(sock.fileno()), "rb", buffering=0)
+        channel._out = os.fdopen(os.dup(sock.fileno()), "wb", buffering=0)
+        channel._pending = b""
+        return channel
+
 
 def set_precision(allow_tf32: bool) -> None:
     """fp32 means fp32 for the reference, the baselines and the candidate alike: TF32 is off for cuBLAS and

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from adaexplore_core.judge.pool import JudgeConfig, JudgePool
+from adaexplore_core.judge.verdict import Verdict
 from adaexplore_core.task import TaskSpec
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "judge"
@@ -28,18 +29,37 @@ def test_a_candidates_grandchild_cannot_judge_the_next_candidate():
     assert after_honest.ok, after_honest.to_json()
 
 
-@pytest.mark.xfail(strict=True, reason="judge gap (red team, 2026-12-02): the verdict is computed in the process "
-                   "that runs the candidate, which keeps the protocol pipe: past the guard, a candidate that writes "
-                   "memory through an int-to-pointer cast forges its own verdict and 'exited', stays alive and "
-                   "answers the next requests")
-def test_a_candidate_past_the_guard_cannot_forge_its_verdict_or_keep_the_slot():
+def _attacker_then_honest() -> tuple[Verdict, Verdict]:
+    """The red team's slot takeover past the guard (it writes memory through an int-to-pointer cast, forges its
+    verdict and 'exited', then stays alive to answer the next requests), then the honest example."""
     reference = TaskSpec.parse(str(DATA / "refs" / "rt_fused_bias_gelu.py"))
     attacker = (DATA / "candidates" / "rt_fused_bias_gelu" / "forged_exit_keeps_the_slot.py").read_text()
     honest = (REPO / "adaexplore_core" / "examples" / "fused_bias_gelu_triton.py").read_text()
-    config = JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=60, memory_limit_mb=4096,
+    config = JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=300, memory_limit_mb=4096,
+                         static_guard=False, timing=False)
+    with JudgePool(config) as pool:
+        return pool.judge(reference, attacker), pool.judge(reference, honest)
+
+
+@pytest.fixture(scope="module")
+def takeover() -> tuple[Verdict, Verdict]:
+    return _attacker_then_honest()
+
+
+def test_a_candidate_cannot_report_its_own_exit_or_answer_the_next_request(takeover):
+    """Its process never holds the pool's protocol descriptors: the zygote relays what it may say."""
+    _, after = takeover
+    assert after.ok, after.to_json()
+
+
+@pytest.mark.xfail(strict=True, reason="judge gap (red team, 2026-12-02): the verdict is computed in the process "
+                   "that runs the candidate: past the guard, a candidate that writes memory through an int-to-pointer "
+                   "cast sends a valid verdict for itself")
+def test_a_candidate_past_the_guard_cannot_forge_its_verdict():
+    reference = TaskSpec.parse(str(DATA / "refs" / "rt_fused_bias_gelu.py"))
+    attacker = (DATA / "guard_off" / "forged_verdict_then_exit.py").read_text()
+    config = JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=300, memory_limit_mb=4096,
                          static_guard=False, timing=False)
     with JudgePool(config) as pool:
         forged = pool.judge(reference, attacker)
-        after = pool.judge(reference, honest)
     assert not forged.ok, forged.to_json()
-    assert after.ok, after.to_json()
