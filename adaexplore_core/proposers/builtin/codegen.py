@@ -220,9 +220,10 @@ class SourceWriter:
                 node.id = "ModelNew"
         cls.name = "ModelNew"
         original = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
-        if original is None:
-            raise ProposalError(f"unsupported: {class_name} inherits its forward; the built-in proposer keeps the "
-                                "class's own forward as the patch's fallback")
+        if original is None:                       # inherited (a subclass of a library class): the same bases
+            original = ast.parse("def _reference_forward(self, *args, **kwargs):\n"           # give the same one
+                                 "    return super().forward(*args, **kwargs)").body[0]
+            cls.body.append(original)
         original.name = "_reference_forward"       # the exact fallback: every call outside the envelope
         cls.body.extend(ast.parse(forward_src).body)
         doc = ast.Expr(ast.Constant(f"{class_name} with its forward rewritten to Triton kernels by the AdaExplore "
