@@ -373,9 +373,11 @@ def _visible_entries(folder: str) -> list[str]:
 
 
 def _read_paths(policy: SandboxPolicy) -> tuple[list[str], list[str]]:
-    """(paths to grant read access to, entries skipped or narrowed). The interpreter's folders are granted
+    """(paths to grant read access to, folders narrowed or skipped). The interpreter's folders are granted
     whole; other sys.path entries and the policy's folders (the user's project: the reference's folder, the
-    server's working folder) without their hidden entries, and as their .py files alone where too broad."""
+    server's working folder) without their hidden entries, and as their .py files alone where too broad. A
+    narrowed project folder can still be listed, with its subfolders (``_rules``): Python's import system lists
+    a folder to find modules; the names of hidden entries show, their contents do not."""
     interpreter = _interpreter_paths()
     implicit = [p for p in sys.path if p] + [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
     broad, skipped = _too_broad(os.path.realpath(policy.workdir)), []
@@ -410,6 +412,9 @@ def _rules(policy: SandboxPolicy, handled: int) -> tuple[list[tuple[str, int]], 
             raise SandboxError(f"the work folder {workdir!r} holds {path!r}, which the sandbox must keep read-only")
     reads, skipped = _read_paths(policy)
     rules = [(p, _READ) for p in reads]
+    broad = _too_broad(workdir)
+    rules += [(p, _FS_READ_DIR) for p in skipped if p not in broad and os.path.isdir(p) and any(
+        r.startswith(p + os.sep) for r in reads)]     # a project folder is listed (imports), its hidden files unread
     rules.append((workdir, _WORKDIR))
     rules.append(("/dev/null", _FS_READ_FILE | _FS_WRITE_FILE | _FS_TRUNCATE))
     if policy.gpu:
@@ -420,7 +425,6 @@ def _rules(policy: SandboxPolicy, handled: int) -> tuple[list[tuple[str, int]], 
     execs = [os.path.realpath(p) for p in policy.exec_paths]
     execs += [i for i in map(_elf_interpreter, execs) if i]
     rules += [(p, _FS_EXECUTE | _FS_READ_FILE) for p in dict.fromkeys(execs)]
-    broad = _too_broad(workdir)
     trees = [t for t in (_install_prefix(p, broad) for p in execs) if t]
     rules += [(p, _READ) for p in dict.fromkeys(trees)]                       # headers, libraries, specs
     return [(p, r & handled) for p, r in rules], skipped

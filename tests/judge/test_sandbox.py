@@ -469,12 +469,15 @@ attempt("read_package", lambda: open(REF + "/mypkg/__init__.py").read())
 attempt("read_env", lambda: open(REF + "/.env").read())
 attempt("list_git", lambda: os.listdir(REF + "/.git"))
 attempt("read_git_config", lambda: open(REF + "/.git/config").read())
+sys.path.insert(0, REF)
+attempt("import_sibling", lambda: __import__("mypkg").VALUE)              # imports list the folder
 '''
 
 
 def test_a_project_folder_is_readable_but_not_its_hidden_entries(tmp_path: Path) -> None:
-    """The reference's folder (a user's project: ``.env``, ``.git``) is granted without its hidden entries,
-    whether it is the policy's read path or on sys.path."""
+    """The reference's folder (a user's project: ``.env``, ``.git``) is granted without the contents of its
+    hidden entries, whether it is the policy's read path or on sys.path; it can be listed (imports need that),
+    so their names show."""
     work, project = tmp_path / "work", tmp_path / "project"
     for d in (work, project / "mypkg", project / ".git"):
         d.mkdir(parents=True)
@@ -484,8 +487,8 @@ def test_a_project_folder_is_readable_but_not_its_hidden_entries(tmp_path: Path)
     (project / ".git" / "config").write_text("[remote]\n")
     record = run_sandboxed(tmp_path, HIDDEN_READS, work=str(work), read=[str(project)], project=str(project),
                            env={"PYTHONPATH": os.pathsep.join([str(REPO), str(project)])})
-    assert record["read_reference"]["ok"] and record["read_package"]["ok"], record
-    for name in ("read_env", "list_git", "read_git_config"):
+    assert record["read_reference"]["ok"] and record["read_package"]["ok"] and record["import_sibling"]["ok"], record
+    for name in ("read_env", "read_git_config"):
         assert denied(record[name]), (name, record[name])
 
 
