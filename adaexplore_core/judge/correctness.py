@@ -1,7 +1,8 @@
 """Correctness: does the candidate compute the reference's function, with its own Triton kernels?
 
-Pure helpers over tensors (tolerances, output comparison, input snapshots, aliasing) and a launch
-counter that sees every Triton kernel launch in this process. The trial loop lives in ``worker.py``.
+Pure helpers over tensors (tolerances, output comparison, input snapshots, aliasing), a record and replay of
+a forward's random draws (so that its float64 re-run draws the reference's numbers), and a launch counter that
+sees every Triton kernel launch in this process. The trial loop lives in ``worker.py``.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode    # imported here, before any candidate code runs
 
 from .verdict import Check
 
@@ -185,6 +187,84 @@ def _compare_values(r: torch.Tensor, c: torch.Tensor, tol: Tolerance, label: str
             return Check("values", False, f"{label}: relative L2 error {rel:.3g} exceeds {tol.rel_l2:.3g} although "
                                           "every element is within atol (outputs near zero are not enough)")
     return None
+
+
+RANDOM_OP = torch.Tag.nondeterministic_seeded    # the aten ops that draw from a random generator
+NATIVE_DROPOUT = torch.ops.aten.native_dropout.default
+
+
+class RandomDrawMismatch(RuntimeError):
+    """A replayed forward's random draws are not the recorded ones (another op, count or shape)."""
+
+
+class _RandomDraws(TorchDispatchMode):
+    """Sees every aten op a forward runs: records what each random op wrote (its outputs and the tensors it
+    fills in place), or, given such a record, writes the recorded values instead, converted to the tensors'
+    dtype. A float64 re-run of the reference then uses the very numbers its float32 run drew (float64 draws
+    from the same generator state differ: ``randn`` reads 53 bits where float32 reads 24)."""
+
+    def __init__(self, replay: list[tuple[Any, list[torch.Tensor]]] | None = None) -> None:
+        super().__init__()
+        self.replaying = replay is not None
+        self.draws: list[tuple[Any, list[torch.Tensor]]] = replay if replay is not None else []
+        self.used = 0
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if RANDOM_OP not in func.tags:
+            return out
+        written = _written_tensors(func, args, kwargs, out)
+        if not self.replaying:
+            self.draws.append((func, [t.detach().clone() for t in written]))
+            return out
+        if self.used >= len(self.draws) or self.draws[self.used][0] is not func:
+            raise RandomDrawMismatch(f"random op {func} is not the recorded run's next one")
+        recorded = self.draws[self.used][1]
+        self.used += 1
+        if [tuple(t.shape) for t in written] != [tuple(r.shape) for r in recorded]:
+            raise RandomDrawMismatch(f"random op {func} writes other shapes than in the recorded run")
+        if func is NATIVE_DROPOUT and args[2] is not False:     # (output, mask): the output from the new input
+            p = float(args[1])
+            written[1].copy_(recorded[1])
+            written[0].copy_(args[0] * recorded[1] * (0.0 if p >= 1 else 1.0 / (1.0 - p)))
+        else:
+            for tensor, values in zip(written, recorded):
+                tensor.copy_(values)
+        return out
+
+    def finish(self) -> None:
+        if self.replaying and self.used != len(self.draws):
+            raise RandomDrawMismatch(f"{len(self.draws) - self.used} recorded random op(s) not drawn again")
+
+
+def _written_tensors(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> list[torch.Tensor]:
+    """The tensors a random op writes: the arguments it fills in place, then its tensor outputs."""
+    written = []
+    for i, argument in enumerate(func._schema.arguments):
+        value = args[i] if i < len(args) else kwargs.get(argument.name)
+        if argument.alias_info is not None and argument.alias_info.is_write and isinstance(value, torch.Tensor):
+            written.append(value)
+    outputs = out if isinstance(out, (tuple, list)) else (out,)
+    return written + [o for o in outputs if isinstance(o, torch.Tensor)]
+
+
+@contextlib.contextmanager
+def recording_random_draws() -> Iterator[list[tuple[Any, list[torch.Tensor]]]]:
+    """Yields the list of the block's random draws (op, values written), filled as the block runs."""
+    mode = _RandomDraws()
+    with mode:
+        yield mode.draws
+
+
+@contextlib.contextmanager
+def replaying_random_draws(draws: list[tuple[Any, list[torch.Tensor]]]) -> Iterator[None]:
+    """Inside the block, random ops write the recorded values of ``draws`` in order; a different op, shape or
+    count raises ``RandomDrawMismatch`` (the block does not draw as the recorded run did)."""
+    mode = _RandomDraws(draws)
+    with mode:
+        yield
+    mode.finish()
 
 
 def snapshot(inputs: list[Any]) -> list[Any]:

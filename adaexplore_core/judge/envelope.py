@@ -4,7 +4,7 @@ A user's program calls the patched module with other batch and sequence sizes th
 functions: the size symbols of the example inputs ("B": dim 0 of the first tensor input, "S": dim 1 of the
 first tensor input of rank >= 3; every tensor input whose dim has that size varies with it), the sizes each
 is tried at, and new inputs of those sizes drawn like the example's values (a candidate's ``ENVELOPE``
-literal is read by ``envelope_text.declared``). ``worker.py`` runs the trials.
+literal is read by ``schema/envelope.py:declared``). ``worker.py`` runs the trials.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from .trials import Draws
+from .trials import Draws, named_buffers_of, parameters_of
 
 SYMBOLS = (("B", 0, 1), ("S", 1, 3))     # (name, dim, least rank of the first tensor input)
 LARGE_BYTES = 1 << 30                    # inputs grown past twice this are not tried; over it, the later trials
@@ -172,13 +172,17 @@ def resized_fixed(inputs: list[Any], size: int, new: int, seed: int) -> list[Any
     return out
 
 
-LAYOUTS = ("transposed", "sliced", "channels_last")
+LAYOUTS = ("transposed", "sliced", "middle_sliced", "leading_permuted", "channels_last")
 
 
 def in_layout(inputs: list[Any], layout: str) -> list[Any] | None:
     """The example's values in another memory layout, shapes unchanged: "transposed" (every input of rank 2
     and up transposed in memory), "sliced" (rows of a wider tensor: the last dim dense, the rows further
-    apart), "channels_last" (inputs of rank 4 and 5); None when the layout changes no input."""
+    apart), "middle_sliced" (inputs of rank 3 and up as ``x[:, 1:]`` of a tensor longer in dim 1, as
+    ``logits[:, :-1]`` is: the rows are evenly spaced within a batch entry, not across entries),
+    "leading_permuted" (inputs of rank 3 and up with dims 0 and 1 swapped in memory, as after a
+    ``transpose(0, 1)`` of a sequence-first tensor), "channels_last" (inputs of rank 4 and 5); None when the
+    layout changes no input."""
     def change(x: torch.Tensor) -> torch.Tensor:
         if layout == "transposed" and x.dim() >= 2 and x.shape[-1] > 1 and x.shape[-2] > 1:
             return x.transpose(-1, -2).contiguous().transpose(-1, -2)
@@ -186,6 +190,12 @@ def in_layout(inputs: list[Any], layout: str) -> list[Any] | None:
             wide = torch.zeros(list(x.shape[:-1]) + [x.shape[-1] + 5], dtype=x.dtype, device=x.device)
             wide[..., :x.shape[-1]] = x
             return wide[..., :x.shape[-1]]
+        if layout == "middle_sliced" and x.dim() >= 3 and x.shape[0] > 1:
+            longer = torch.zeros([x.shape[0], x.shape[1] + 2] + list(x.shape[2:]), dtype=x.dtype, device=x.device)
+            longer[:, 1:x.shape[1] + 1] = x
+            return longer[:, 1:x.shape[1] + 1]
+        if layout == "leading_permuted" and x.dim() >= 3 and x.shape[0] > 1 and x.shape[1] > 1:
+            return x.transpose(0, 1).contiguous().transpose(0, 1)
         if layout == "channels_last" and x.dim() in (4, 5) and x.shape[1] > 1:
             return x.contiguous(memory_format=torch.channels_last if x.dim() == 4 else torch.channels_last_3d)
         return x
@@ -219,6 +229,20 @@ def _like(x: torch.Tensor, shape: list[int], draws: Draws) -> torch.Tensor:
 
 
 TRIED_DTYPES = (torch.float32, torch.bfloat16, torch.float16, torch.float64)
+
+
+def mixed_dtype(own: torch.dtype) -> torch.dtype:
+    """The dtype of the inputs in the mixed-dtype trial of a module of floating dtype ``own``: bfloat16 (an
+    activation from an autocast region into a float32 module), or float32 into a bfloat16 module."""
+    return torch.float32 if own == torch.bfloat16 else torch.bfloat16
+
+
+def weight_layouts(module: torch.nn.Module) -> list[torch.memory_format]:
+    """The memory formats ``module.to(memory_format=...)`` converts some of its floating parameters or buffers
+    to: channels_last for 4-d ones, channels_last_3d for 5-d ones (convolution weights)."""
+    ranks = {t.dim() for t in parameters_of(module) + [b for _, b in named_buffers_of(module)]
+             if t.is_floating_point()}
+    return [fmt for rank, fmt in ((4, torch.channels_last), (5, torch.channels_last_3d)) if rank in ranks]
 
 
 def single_float_dtype(inputs: list[Any], module: torch.nn.Module) -> torch.dtype | None:

@@ -30,6 +30,65 @@ class Draws:
         return self.generators[device]
 
 
+def modules_of(module: torch.nn.Module) -> list[tuple[str, torch.nn.Module]]:
+    """Every module under ``module`` (itself first, named "") by dotted path, in ``named_modules``' order, read
+    from each module's ``_modules`` table: no method of the module runs. A candidate may override
+    ``named_modules``, ``parameters`` or ``state_dict`` to hide a submodule from the judge, or to notice that
+    its weights are looked at (and drop a cache then, which a program's optimizer step never does)."""
+    found, seen, stack = [], set(), [("", module)]
+    while stack:
+        path, owner = stack.pop()
+        if id(owner) in seen:
+            continue
+        seen.add(id(owner))
+        found.append((path, owner))
+        children = [(f"{path}.{name}" if path else name, child)
+                    for name, child in vars(owner).get("_modules", {}).items() if child is not None]
+        stack.extend(reversed(children))
+    return found
+
+
+def own_tensors(owner: torch.nn.Module, table: str) -> list[tuple[str, torch.Tensor]]:
+    """The tensors in one module's own ``_parameters`` or ``_buffers`` table (not its submodules')."""
+    return [(name, t) for name, t in vars(owner).get(table, {}).items() if t is not None]
+
+
+def _named_tensors(module: torch.nn.Module, table: str, persistent_only: bool = False
+                   ) -> list[tuple[str, torch.Tensor]]:
+    found, seen = [], set()
+    for path, owner in modules_of(module):
+        skip = vars(owner).get("_non_persistent_buffers_set", set()) if persistent_only else set()
+        for name, tensor in own_tensors(owner, table):
+            if id(tensor) in seen or name in skip:
+                continue
+            seen.add(id(tensor))
+            found.append((f"{path}.{name}" if path else name, tensor))
+    return found
+
+
+def named_parameters_of(module: torch.nn.Module) -> list[tuple[str, torch.Tensor]]:
+    """``module.named_parameters()`` as nn.Module defines it, read from the tables (see ``modules_of``)."""
+    return _named_tensors(module, "_parameters")
+
+
+def parameters_of(module: torch.nn.Module) -> list[torch.Tensor]:
+    return [p for _, p in named_parameters_of(module)]
+
+
+def named_buffers_of(module: torch.nn.Module, persistent_only: bool = False) -> list[tuple[str, torch.Tensor]]:
+    """``module.named_buffers()`` as nn.Module defines it, read from the tables (see ``modules_of``);
+    ``persistent_only``: those a ``state_dict`` holds."""
+    return _named_tensors(module, "_buffers", persistent_only)
+
+
+def submodule_of(module: torch.nn.Module, path: str) -> torch.nn.Module:
+    """The submodule at dotted ``path`` ("" is ``module``), read from the tables; AttributeError if none."""
+    found = dict(modules_of(module))
+    if path not in found:
+        raise AttributeError(f"{type(module).__name__} has no submodule {path!r}")
+    return found[path]
+
+
 def _uniform_like(x: torch.Tensor, low: float, high: float, draws: Draws) -> torch.Tensor:
     return (torch.rand(x.shape, generator=draws.on(x.device), dtype=torch.float64, device=x.device)
             * (high - low) + low).to(x.dtype)
@@ -44,7 +103,7 @@ def randomize_state(module: torch.nn.Module, seed: int) -> int:
     draws = Draws(seed)
     changed = 0
     with torch.no_grad():
-        for tensor in list(module.parameters()) + _state_buffers(module):
+        for tensor in parameters_of(module) + _state_buffers(module):
             if not tensor.is_floating_point() or tensor.numel() == 0:
                 continue
             tensor.copy_(_perturbed(tensor, draws))
@@ -66,10 +125,10 @@ def _state_buffers(module: torch.nn.Module) -> list[torch.Tensor]:
     values are not all 0 and 1. Non-persistent buffers (rotary frequencies) and 0/1 masks (a causal mask
     kept as a float buffer) are structure, not weights: an honest kernel may compute them itself."""
     found = []
-    for owner in module.modules():
-        skip = getattr(owner, "_non_persistent_buffers_set", set())
-        for name, buffer in owner.named_buffers(recurse=False):
-            if buffer is None or name in skip or not buffer.is_floating_point():
+    for _, owner in modules_of(module):
+        skip = vars(owner).get("_non_persistent_buffers_set", set())
+        for name, buffer in own_tensors(owner, "_buffers"):
+            if name in skip or not buffer.is_floating_point():
                 continue
             if bool(((buffer == 0) | (buffer == 1)).all()) and buffer.numel() > 1 and not _is_statistic(name):
                 continue
@@ -191,7 +250,7 @@ def changed_in_place(module: torch.nn.Module, seed: int, pattern: str) -> int:
     draws = Draws(seed)
     changed = 0
     with torch.no_grad():
-        for tensor in list(module.parameters()) + _state_buffers(module):
+        for tensor in parameters_of(module) + _state_buffers(module):
             if not tensor.is_floating_point() or tensor.numel() == 0:
                 continue
             g = draws.on(tensor.device)
@@ -212,7 +271,7 @@ def float_settings(module: torch.nn.Module) -> list[tuple[str, str, float]]:
     """(module path, attribute, value) of the plain float attributes of every submodule but dropouts (a
     temperature, an eps, a negative slope): a program may set them, and a patch must follow."""
     found = []
-    for path, owner in module.named_modules():
+    for path, owner in modules_of(module):
         if isinstance(owner, torch.nn.modules.dropout._DropoutNd):
             continue
         for name, value in vars(owner).items():
@@ -227,13 +286,19 @@ def other_value(value: float) -> float:
 
 
 def copy_state(source: torch.nn.Module, target: torch.nn.Module) -> None:
-    """Write ``source``'s parameters and buffers into ``target``'s tensors of the same names, in place (no
-    load_state_dict call a module could count)."""
-    values = source.state_dict()
+    """Write ``source``'s parameters and persistent buffers into ``target``'s tensors of the same names, in place,
+    as an optimizer step or an EMA update changes weights: read and written through the modules' tables, so no
+    method of either module runs (no load_state_dict, state_dict or parameters call a module could count)."""
+    values = dict(state_tensors(source))
     with torch.no_grad():
-        for name, tensor in target.state_dict(keep_vars=True).items():
+        for name, tensor in state_tensors(target):
             if name in values and tensor.shape == values[name].shape:
                 tensor.data.copy_(values[name])
+
+
+def state_tensors(module: torch.nn.Module) -> list[tuple[str, torch.Tensor]]:
+    """The tensors a ``state_dict`` holds, by name, read from the tables (see ``modules_of``)."""
+    return named_parameters_of(module) + named_buffers_of(module, persistent_only=True)
 
 
 def refill(inputs: list[Any], new_values: list[Any]) -> None:
@@ -320,16 +385,16 @@ def backward(outputs: list[torch.Tensor], grads: list[torch.Tensor | None], how:
 def leaves(module: torch.nn.Module, inputs: list[Any]) -> list[torch.Tensor]:
     """What a backward reaches: the inputs that require grad, then the parameters that do (by name order)."""
     return [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad] + \
-        [p for _, p in sorted(module.named_parameters()) if p.requires_grad]
+        [p for _, p in sorted(named_parameters_of(module), key=lambda item: item[0]) if p.requires_grad]
 
 
 def prefill_grads(reference: torch.nn.Module, candidate: torch.nn.Module, seed: int) -> dict[str, torch.Tensor]:
     """Give every parameter of both modules that requires grad the same random ``.grad`` (by name), as after
     an earlier micro-batch; returns those values by name. A backward must add to them."""
     draws = Draws(seed)
-    cand = dict(candidate.named_parameters())
+    cand = dict(named_parameters_of(candidate))
     filled = {}
-    for name, p in reference.named_parameters():
+    for name, p in named_parameters_of(reference):
         if p.requires_grad and p.is_floating_point():
             g = torch.randn(p.shape, generator=draws.on(p.device), device=p.device, dtype=torch.float32).to(p.dtype)
             filled[name] = g
@@ -342,9 +407,9 @@ def prefill_grads(reference: torch.nn.Module, candidate: torch.nn.Module, seed: 
 def clear_grads(module: torch.nn.Module) -> None:
     """Drop the parameters' ``.grad`` and detach buffers a forward with autograd left attached to a graph
     (a running average rebound from an input), so that later trials start as they would have."""
-    for p in module.parameters():
+    for p in parameters_of(module):
         p.grad = None
-    for owner in module.modules():
-        for name, buffer in list(owner.named_buffers(recurse=False)):
-            if buffer is not None and buffer.requires_grad:
+    for _, owner in modules_of(module):
+        for name, buffer in own_tensors(owner, "_buffers"):
+            if buffer.requires_grad:
                 setattr(owner, name, buffer.detach())

@@ -31,8 +31,9 @@ from ..schema import envelope as envelope_text
 from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task, to_device
 from . import envelope as envelopes
 from . import trials as ood
-from .correctness import (LaunchCounter, Tolerance, aliased_outputs, buffer_tolerance, compare_outputs, mutated,
-                          same_layout_copy, snapshot)
+from .correctness import (LaunchCounter, RandomDrawMismatch, Tolerance, aliased_outputs, buffer_tolerance,
+                          compare_outputs, mutated, recording_random_draws, replaying_random_draws, same_layout_copy,
+                          snapshot)
 from .globalstate import GlobalState
 from .protocol import JudgeRequest, decode, encode
 from .timing import FreshInputs, completion, input_set_count, measure
@@ -52,17 +53,20 @@ SHAPES_RULE = ("ModelNew must give the reference's outputs for every size the us
 GRADIENTS_RULE = ("after Apply, training through ModelNew must work (fall back to the original forward when "
                   "autograd is needed; a custom backward must be differentiable itself when torch.is_grad_enabled() "
                   "inside it, as under create_graph=True)")
-DTYPES_RULE = ("ModelNew must also work after model.to(another dtype) (bfloat16, float16, float32, float64), "
-               "returning the dtype the reference returns with its precision (compute in float32 inside the "
-               "kernel and store in the output's dtype, or fall back to the original forward for other dtypes)")
-LAYOUTS_RULE = ("ModelNew must accept non-contiguous inputs (a transposed or permuted tensor) as the reference "
-                "does (read the strides, call .contiguous(), or fall back to the original forward)")
+DTYPES_RULE = ("ModelNew must also work after model.to(another dtype) (bfloat16, float16, float32, float64) and "
+               "on inputs of another dtype than its parameters, returning the dtype the reference returns with its "
+               "precision (compute in float32 inside the kernel and store in the dtype PyTorch would return, or "
+               "fall back to the original forward for other dtypes)")
+LAYOUTS_RULE = ("ModelNew must accept non-contiguous inputs (a transposed or permuted tensor, a slice) and "
+                "parameters converted with model.to(memory_format=torch.channels_last) as the reference does (read "
+                "every stride, call .contiguous(), or fall back to the original forward)")
 MODES_RULE = ("ModelNew must follow model.train() and model.eval() as the reference does (fall back to the "
               "original forward in the mode the kernels were not written for)")
 DEVICES_RULE = ("ModelNew must also run after model.cpu(), as the reference does (fall back to the original "
                 "forward for tensors not on the GPU)")
-SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float arguments when it runs "
-                 "(a temperature, an eps: a program may set them), never bake the traced values into a kernel")
+SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float and int arguments, "
+                 "defaults included, when it runs (a temperature, an eps, a dim: a program may set them), never "
+                 "bake the traced values into a kernel")
 WEIGHTS_RULE = ("ModelNew must read its weights on every call: a program changes them in place between calls (an "
                 "optimizer step, an EMA update, pruning), in train and in eval mode; never cache them or what is "
                 "computed from them")
@@ -227,7 +231,7 @@ class BufferStates:
 
     def __init__(self, reference: torch.nn.Module, candidate: torch.nn.Module) -> None:
         self._modules = (reference, candidate)
-        ref, cand = dict(reference.named_buffers()), dict(candidate.named_buffers())
+        ref, cand = dict(ood.named_buffers_of(reference)), dict(ood.named_buffers_of(candidate))
         self.shared = []
         with torch.no_grad():
             for name, buf in ref.items():
@@ -245,7 +249,7 @@ class BufferStates:
     def changed(self) -> tuple[list[str], list[str]]:
         """(reference buffers changed, shared candidate buffers changed), by name, as the buffers are now."""
         reference, candidate = self._modules
-        self.reference, self.candidate = dict(reference.named_buffers()), dict(candidate.named_buffers())
+        self.reference, self.candidate = dict(ood.named_buffers_of(reference)), dict(ood.named_buffers_of(candidate))
         missing = torch.tensor([])
         ref_now = [self.reference.get(n, missing) for n in self._ref_names]
         cand_now = [self.candidate.get(n, missing) for n in self.shared]
@@ -255,7 +259,7 @@ class BufferStates:
 
     def restore_reference(self, model: torch.nn.Module) -> None:
         """Put the reference's pre-trial buffer values into ``model`` (a copy of the reference)."""
-        buffers = dict(model.named_buffers())
+        buffers = dict(ood.named_buffers_of(model))
         with torch.no_grad():
             for name, before in zip(self._ref_names, self._ref_before):
                 if name in buffers and before is not None and buffers[name].shape == before.shape:
@@ -467,10 +471,11 @@ class Judging:
 
         kinds: dict[str, str] = {}               # what each forward returned: a tensor, a tuple of n, ...
         rng_used: dict[str, bool] = {}           # whether each forward drew from torch's random generators
-        params = [id(p) for p in candidate.parameters()]
+        random_start = SharedRandomStart(self.device)   # where both forwards draw from: the same random numbers
+        params = [id(p) for p in ood.parameters_of(candidate)]
 
         def run_reference() -> list[Any]:
-            before = _rng_states(self.device)
+            before = random_start.rewind()
             try:
                 with inputs.around() if inputs.around else contextlib.nullcontext():
                     raw = reference(*ref_in)
@@ -479,16 +484,18 @@ class Judging:
                 raise Failed(error("reference", str(e))) from e
             self.sync()
             kinds["reference"], rng_used["reference"] = _output_kind(raw), _rng_moved(before, self.device)
+            random_start.finished("reference")
             return out
 
         def run_candidate() -> tuple[list[Any], int]:
             self._poison_allocator(ref_in)
-            before = _rng_states(self.device)
+            before = random_start.rewind()
             with _nan_filled_memory(), self.counter.counting() as launches, \
                     inputs.around() if inputs.around else contextlib.nullcontext():   # an unwritten element shows
                 raw = _run_candidate(lambda: candidate(*cand_in), "forward")
                 _run_candidate(self.sync, "forward")
             kinds["candidate"], rng_used["candidate"] = _output_kind(raw), _rng_moved(before, self.device)
+            random_start.finished("candidate")
             try:
                 return flatten_outputs(raw, "the candidate's"), launches[0]
             except TaskError as e:
@@ -511,8 +518,10 @@ class Judging:
             else:
                 cand_out, launches = run_candidate()
                 ref_out = run_reference()
+        random_start.settle()
         self.check_global_state(f"in its forward ({label})")
         self.check_program_effects(reference, candidate, label, kinds, rng_used, params)
+        self.check_random_draws(label, random_start)
         if launches == 0 and launch_required:
             raise self.fail("correctness", "triton_launched", f"{label}: no Triton kernel launched",
                             "The candidate's forward launched no Triton kernel (none that completed with a "
@@ -531,7 +540,7 @@ class Judging:
         exact = None
         mismatch = compare_outputs(ref_out, cand_out, tolerance, atol_scale=inputs.atol_scale)
         if mismatch is not None and mismatch.name == "values":
-            exact = self._exact_reference(reference, originals, ref_in, buffers)
+            exact = self._exact_reference(reference, originals, ref_in, buffers, random_start.reference_run(ref_out))
             mismatch = compare_outputs(ref_out, cand_out, tolerance, exact, atol_scale=inputs.atol_scale)
         del exact
         if mismatch is not None:
@@ -576,10 +585,30 @@ class Judging:
                                                            "generator; the reference's does not",
                             "The candidate's forward draws from torch's random number generator where the "
                             f"reference's does not ({label}): a seeded program's later random numbers change")
-        if [id(p) for p in candidate.parameters()] != params:
+        if [id(p) for p in ood.parameters_of(candidate)] != params:
             raise self.fail("correctness", "parameters", f"{label}: the forward replaced parameter objects",
                             "The candidate's forward replaces its parameters with new objects: an optimizer "
                             "built from model.parameters() holds the old ones and stops training the module")
+
+    def check_random_draws(self, label: str, draws: SharedRandomStart) -> None:
+        """Where the reference's forward draws from torch's random generators (dropout in train mode, noise),
+        the candidate's, from the same generator states, must draw the same numbers: it must leave the
+        generators where the reference's left them. (One that draws where the reference does not fails in
+        ``check_program_effects``.)"""
+        if not draws.drew("reference") or draws.same_draws():
+            return
+        if not draws.drew("candidate"):
+            raise self.fail("correctness", "random_draws", f"{label}: the forward draws no random numbers; the "
+                                                           "reference's draws from torch's random generator",
+                            "The candidate's forward draws no random numbers where the reference's draws from "
+                            f"torch's random generator ({label}): it leaves out the reference's randomness "
+                            "(dropout in train mode, sampled noise); keep the reference's random calls")
+        raise self.fail("correctness", "random_draws", f"{label}: the forward draws other random numbers than the "
+                                                       "reference's",
+                        "The candidate's forward draws other random numbers from torch's random generator than "
+                        f"the reference's ({label}): from the same generator state it must make the reference's "
+                        "random calls (the same torch functions on the same shapes, in the same order), so that "
+                        "it gets the reference's numbers and a seeded program's later draws stay the same")
 
     def mismatch_failure(self, mismatch: Check, label: str) -> Failed:
         """The verdict for outputs that differ from the reference's in the trial ``label``."""
@@ -686,14 +715,19 @@ class Judging:
         """Whether the candidate's outputs on ``inputs`` still match the reference's with every Triton launch
         skipped (and new memory filled with NaN): then its kernels compute nothing."""
         cand_in = plain_copies(inputs)
+        random_start = SharedRandomStart(self.device)   # the candidate draws the reference's random numbers
         with torch.no_grad():
             ref_out = flatten_outputs(reference(*inputs), "the reference's")
+            random_start.finished("reference")
             try:
+                random_start.rewind()
                 with _nan_filled_memory(), self.counter.skipping():
                     out = flatten_outputs(candidate(*cand_in), "the candidate's")
                 self.sync()
             except Exception:  # noqa: BLE001 - it failed without its kernels: it depends on them
                 return False
+            finally:
+                random_start.settle()
         return compare_outputs(ref_out, out, self.tolerance) is None
 
     # stage: the calls of a user's program besides get_inputs' (the patch replaces the module for all of them)
@@ -819,28 +853,51 @@ class Judging:
                 accepted.append(layout)
             details.append(f"{label} matched the reference{note}" if ran else f"{label}: not accepted by the "
                                                                            "reference")
+        for fmt in envelopes.weight_layouts(reference):
+            name = str(fmt).removeprefix("torch.")
+            label = f"layout trial (parameters in {name}: model.to(memory_format=torch.{name}))"
+            ref_model = copy.deepcopy(reference).to(memory_format=fmt)
+            with self.rule("layouts", label, LAYOUTS_RULE):
+                cand_model = _run_candidate(lambda: copy.deepcopy(candidate).to(memory_format=fmt),
+                                            f"module, copied and converted with .to(memory_format=torch.{name}),")
+                ran = self.trial(ref_model, cand_model, Inputs(values, label), normal=False, skippable=True,
+                                 launch_required=False)
+            del ref_model, cand_model
+            if ran:
+                accepted.append(f"parameters in {name}")
+            details.append(f"{label} matched the reference{note}" if ran else f"{label}: not accepted by the "
+                                                                           "reference")
         self.envelope["layouts"] = accepted
         self.pass_check("layouts", "; ".join(details) if details else "not tried: no input of rank 2 or more")
 
     def settings(self, task: Any, reference: Any, candidate: Any) -> None:
-        """The plain float attributes of the modules (a temperature, an eps) and the float arguments of the call
-        set to other values in both models and inputs, as a program does: the patch must follow them."""
+        """What a program sets besides the inputs' values, as it does: the plain float attributes of the modules
+        (a temperature, an eps) and the float arguments of the call, all set to other values at once; then
+        each int argument get_inputs passes (a dim, a count) at the next and the previous value; then each
+        forward parameter get_inputs leaves at a float or int default (``temperature: float = 1.0``) given
+        another value. The patch must follow them, by its kernels or by falling back."""
+        details = [detail for detail in [self.float_settings(task, reference, candidate)] if detail]
+        details += self.argument_values(task, reference, candidate)
+        self.pass_check("settings", "; ".join(details) if details else
+                        "not tried: no float attribute, float or int argument, or number default")
+
+    def float_settings(self, task: Any, reference: Any, candidate: Any) -> str | None:
+        """The float attributes and float arguments changed (see ``settings``); the detail, None when none."""
         found = [(path, name, value) for path, name, value in ood.float_settings(reference)
                  if _has_submodule(candidate, path)]
         values, note = self.envelope_inputs(task)
         arguments = [i for i, x in enumerate(values) if type(x) is float]
         if not found and not arguments:
-            self.pass_check("settings", "not tried: no float attribute or argument")
-            return
+            return None
         missing = object()
-        saved = [(path, name, value, getattr(candidate.get_submodule(path), name, missing))
+        saved = [(path, name, value, getattr(ood.submodule_of(candidate, path), name, missing))
                  for path, name, value in found]
         label = "settings trial (" + ", ".join([f"{(path + '.') if path else ''}{name}" for path, name, _ in found]
                                                + [f"argument {i}" for i in arguments]) + " changed)"
         try:
             for path, name, value in found:
                 setattr(reference.get_submodule(path), name, ood.other_value(value))
-                _run_candidate(lambda: setattr(candidate.get_submodule(path), name, ood.other_value(value)),
+                _run_candidate(lambda: setattr(ood.submodule_of(candidate, path), name, ood.other_value(value)),
                                f"module's setting of {name}")
             values = [ood.other_value(x) if i in arguments else x for i, x in enumerate(values)]
             with self.rule("settings", label, SETTINGS_RULE):
@@ -849,13 +906,47 @@ class Judging:
         finally:
             for path, name, value, was in saved:
                 setattr(reference.get_submodule(path), name, value)
-                owner = candidate.get_submodule(path)
+                owner = ood.submodule_of(candidate, path)
                 if was is missing:
                     owner.__dict__.pop(name, None)
                 else:
                     setattr(owner, name, was)
-        self.pass_check("settings", f"{label} matched the reference{note}" if ran else
-                        f"{label}: not tried, the reference gives no finite output there")
+        return f"{label} matched the reference{note}" if ran else \
+            f"{label}: not tried, the reference gives no finite output there"
+
+    def argument_values(self, task: Any, reference: Any, candidate: Any) -> list[str]:
+        """The int arguments get_inputs passes, each at the next and the previous value, and the positional
+        forward parameters after them with a float or int default, each given another value (the defaults of
+        those between passed as they are); each a trial of its own where the reference accepts the value.
+        Returns the trials' details."""
+        values, note = self.envelope_inputs(task)
+        calls = []
+        for i, x in enumerate(values):
+            if type(x) is int:
+                calls += [(f"settings trial (argument {i}: {x} -> {new})", values[:i] + [new] + values[i + 1:])
+                          for new in (x + 1, x - 1)]
+        try:
+            params = list(inspect.signature(reference.forward).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for index in range(len(values), len(params)):
+            between = params[len(values):index + 1]
+            if any(q.kind not in positional or q.default is inspect.Parameter.empty for q in between):
+                break
+            default = params[index].default
+            news = [ood.other_value(default)] if type(default) is float else \
+                [default + 1, default - 1] if type(default) is int else []
+            calls += [(f"settings trial ({params[index].name} = {new!r}, its default {default!r})",
+                       list(values) + [q.default for q in between[:-1]] + [new]) for new in news]
+        details = []
+        for label, call in calls:
+            with self.rule("settings", label + note, SETTINGS_RULE):
+                ran = self.trial(reference, candidate, Inputs(call, label + note), normal=False, skippable=True,
+                                 launch_required=False)
+            details.append(f"{label} matched the reference{note}" if ran else f"{label}: not accepted by the "
+                                                                           "reference")
+        return details
 
     def weights_in_place(self, task: Any, reference: Any, candidate: Any) -> None:
         """In both modes: a call, then part of every weight changed in place (one column; a quarter of the
@@ -897,14 +988,21 @@ class Judging:
                 torch.autocast, self.device.type, dtype=torch.bfloat16)), normal=False, skippable=True,
                 launch_required=False)
         details.append(label if ran else "autocast not tried (the reference gives no finite output)")
+        values, note = self.envelope_inputs(task)
+        label = f"inference mode trial (torch.inference_mode()){note}"
+        with self.rule("program", label, PROGRAM_RULE):
+            ran = self.trial(reference, candidate, Inputs(values, label, around=torch.inference_mode), normal=False,
+                             skippable=True, launch_required=False)
+        details.append(label if ran else "inference mode not tried (the reference does not run there)")
+        details += self.second_instance(task, reference, candidate)
         details += self.optional_arguments(task, reference, candidate)
-        cand_modules = dict(candidate.named_modules())
-        hooked = [n for n, _ in reference.named_modules() if n and n in cand_modules][:3]
+        cand_modules = dict(ood.modules_of(candidate))
+        hooked = [n for n, _ in ood.modules_of(reference) if n and n in cand_modules][:3]
         for name in hooked:
             handles = []
             try:
                 for model in (reference, candidate):
-                    module = model.get_submodule(name)
+                    module = ood.submodule_of(model, name)
                     handles.append(module.register_forward_pre_hook(_halve_inputs))
                     handles.append(module.register_forward_hook(_scale_output))
                 values, note = self.envelope_inputs(task)
@@ -921,8 +1019,8 @@ class Judging:
             # once still sees frozen ones and skips autograd
             replaced = []                   # (the new parameter, the old one's requires_grad)
             for model in (reference, candidate):
-                for owner in model.modules():
-                    for pname, p in list(owner.named_parameters(recurse=False)):
+                for _, owner in ood.modules_of(model):
+                    for pname, p in ood.own_tensors(owner, "_parameters"):
                         new = torch.nn.Parameter(p.detach().clone(), requires_grad=True)
                         replaced.append((new, p.requires_grad))
                         p.requires_grad_(False)
@@ -936,6 +1034,30 @@ class Judging:
             if ran is not None and ran[0] is not None:
                 details.append("gradient trial (parameters replaced by new ones)")
         self.pass_check("program", "matched the reference: " + "; ".join(details))
+
+    def second_instance(self, task: Any, reference: Any, candidate: Any) -> list[str]:
+        """A second ModelNew in the same process, a ``copy.deepcopy`` given other weights (a program holding two
+        models: an EMA copy, a teacher and a student), beside a copy of the reference with the same weights,
+        called, then the first instance again: a cache shared by the instances (a module-level dict keyed by
+        shape) or copied with one gives one of them the other's results. Returns the labels of the trials
+        that ran."""
+        if not ood.parameters_of(reference) and not ood.named_buffers_of(reference):
+            return []
+        other_ref = copy.deepcopy(reference)
+        ood.randomize_state(other_ref, self.seed())
+        label = "second instance trial (a copy.deepcopy of ModelNew with other weights)"
+        with self.rule("program", label, PROGRAM_RULE):
+            other = _run_candidate(lambda: copy.deepcopy(candidate), "module, copied with copy.deepcopy,")
+        ood.copy_state(other_ref, other)
+        ran = []
+        for ref_model, cand_model, what in ((other_ref, other, label),
+                                            (reference, candidate, "second instance trial (the first again)")):
+            values, note = self.envelope_inputs(task)
+            with self.rule("program", what + note, PROGRAM_RULE):
+                if self.trial(ref_model, cand_model, Inputs(values, what + note), normal=False, skippable=True,
+                              launch_required=False):
+                    ran.append(what + note)
+        return ran
 
     def optional_arguments(self, task: Any, reference: Any, candidate: Any) -> list[str]:
         """Forward parameters that default to None and that get_inputs does not pass (an optional mask): each
@@ -1027,7 +1149,12 @@ class Judging:
         """The candidate's parameters must be the reference's, by name and requires_grad: an optimizer built from
         model.parameters() trains exactly those."""
         ref = sorted((n, p.requires_grad) for n, p in reference.named_parameters())
-        cand = sorted((n, p.requires_grad) for n, p in candidate.named_parameters())
+        cand = sorted((n, p.requires_grad) for n, p in ood.named_parameters_of(candidate))
+        listed = _run_candidate(lambda: [id(p) for p in candidate.parameters()], "parameters()")
+        if listed != [id(p) for p in ood.parameters_of(candidate)]:
+            raise self.fail("correctness", "parameters", "model.parameters() does not list the module's parameters",
+                            "ModelNew.parameters() does not return the parameters its modules hold (as "
+                            "nn.Module's does): an optimizer built from it would not train the module")
         if ref != cand:
             differ = sorted(set(ref) ^ set(cand))[:3]
             raise self.fail("correctness", "parameters", f"parameters (name, requires_grad) differ: {differ}",
@@ -1049,7 +1176,7 @@ class Judging:
         else:
             ref_in, cand_in = ood.requiring_grad(values), ood.requiring_grad(values)
         del values
-        flags = [(p, p.requires_grad) for p in list(reference.parameters()) + list(candidate.parameters())]
+        flags = [(p, p.requires_grad) for p in ood.parameters_of(reference) + ood.parameters_of(candidate)]
         saved = _modes(reference), _modes(candidate)
         prefilled: dict[str, torch.Tensor] = {}
         try:
@@ -1059,7 +1186,7 @@ class Judging:
             if case == "first_frozen":
                 first = next(n for n, _ in reference.named_parameters())
                 reference.get_parameter(first).requires_grad_(False)
-                dict(candidate.named_parameters())[first].requires_grad_(False)
+                dict(ood.named_parameters_of(candidate))[first].requires_grad_(False)
             if case == "mode":
                 reference.train(not reference.training)
                 _run_candidate(lambda: candidate.train(reference.training), "module's .train()/.eval()")
@@ -1091,19 +1218,26 @@ class Judging:
         ``how``: the backward pass (``trials.backward``)."""
         when = f"in its forward and backward ({label})"
         inputs_before = snapshot(cand_in)
-        params_before = {n: p.detach().clone() for n, p in candidate.named_parameters()}
+        params_before = {n: p.detach().clone() for n, p in ood.named_parameters_of(candidate)}
+        random_start = SharedRandomStart(self.device)   # where both forwards draw from: the same random numbers
         with self.deterministic(when):
             ran = self._reference_backward(reference, ref_in, how)
+        random_start.finished("reference")
         if ran is None:
             return None
         ref_out, grads = ran
         @functools.cache
         def exact() -> tuple[list[Any] | None, dict[str, torch.Tensor]]:
             """The float64 outputs and gradients, evaluated once, on the first mismatch."""
-            return self._exact_gradients(reference, ref_in, grads, buffers, how) or (None, {})
+            return self._exact_gradients(reference, ref_in, grads, buffers, how,
+                                         random_start.reference_run(ref_out)) or (None, {})
 
         with self.deterministic(when), torch.enable_grad():
+            random_start.rewind()
             raw = _run_candidate(lambda: candidate(*cand_in), "forward (with autograd on)")
+            random_start.finished("candidate")
+            random_start.settle()
+            self.check_random_draws(label, random_start)
             try:
                 cand_out = flatten_outputs(raw, "the candidate's")
             except TaskError as e:
@@ -1127,7 +1261,7 @@ class Judging:
             raise self.fail("correctness", "inputs_unchanged", f"{label}: input(s) {changed} modified",
                             f"The candidate modified its input(s) {changed} in its forward or backward; the "
                             f"reference does not: {GRADIENTS_RULE}")
-        moved = [n for n, p in candidate.named_parameters() if not torch.equal(p.detach(), params_before[n])]
+        moved = [n for n, p in ood.named_parameters_of(candidate) if not torch.equal(p.detach(), params_before[n])]
         if moved:
             raise self.fail("correctness", "state", f"{label}: parameter(s) {moved[:3]} changed",
                             f"The candidate changed its parameter(s) {', '.join(moved[:3])} in its forward or "
@@ -1152,10 +1286,15 @@ class Judging:
                 "autograd on")
 
     def _exact_gradients(self, reference: Any, ref_in: list[Any], grads: list[Any], buffers: BufferStates,
-                         how: str = "plain") -> tuple[list[Any], dict[str, torch.Tensor]] | None:
+                         how: str = "plain", run: ReferenceRun | None = None
+                         ) -> tuple[list[Any], dict[str, torch.Tensor]] | None:
         """The reference's outputs and gradients (by the names of ``_gradient_pairs``) in float64, from the
-        trial's starting state and along the same grad_outputs; None if that cannot run."""
+        trial's starting state and along the same grad_outputs; None if that cannot run. ``run``: the
+        reference's forward drew random numbers; the float64 forward draws the same (``_reference_draws``),
+        or there is no float64 evaluation."""
+        saved = _rng_states(self.device)
         try:
+            draws = self._reference_draws(reference, buffers, ref_in, run, autograd=True) if run else None
             model = copy.deepcopy(reference)
             buffers.restore_reference(model)
             model = model.double()
@@ -1164,7 +1303,8 @@ class Judging:
             inputs = [x.detach().double().requires_grad_() if isinstance(x, torch.Tensor) and x.requires_grad
                       else x for x in ref_in]
             with torch.enable_grad():
-                out = flatten_outputs(model(*inputs), "the float64 reference's")
+                with replaying_random_draws(draws) if draws is not None else contextlib.nullcontext():
+                    out = flatten_outputs(model(*inputs), "the float64 reference's")
                 ood.backward(out, [g.double() if g is not None else None for g in grads], how,
                              ood.leaves(model, inputs))
             found = {f"input {i}": x.grad for i, x in enumerate(inputs)
@@ -1173,6 +1313,8 @@ class Judging:
             return [o.detach() for o in out], found
         except Exception:  # noqa: BLE001 - no second opinion; the first comparison stands
             return None
+        finally:
+            _set_rng_states(saved, self.device)       # the program's generators as the reference left them
 
     def _reference_backward(self, reference: Any, ref_in: list[Any], how: str = "plain"
                             ) -> tuple[list[Any], list[Any]] | None:
@@ -1197,7 +1339,7 @@ class Judging:
         backward reached; parameters are matched by name, less what ``prefilled`` put in their .grad."""
         pairs = [(f"input {i}", r.grad, c.grad) for i, (r, c) in enumerate(zip(ref_in, cand_in))
                  if isinstance(r, torch.Tensor) and r.requires_grad]
-        cand_params = dict(candidate.named_parameters())
+        cand_params = dict(ood.named_parameters_of(candidate))
         for name, p in reference.named_parameters():
             q = cand_params.get(name)
             ref_grad, cand_grad = p.grad, q.grad if q is not None else None
@@ -1248,7 +1390,24 @@ class Judging:
             else:
                 details.append(f"{name} not tried: the reference gives no finite output in {name}")
             del ref_low, cand_low
-        self.pass_check("dtypes", "; ".join(details) + " (the model and its inputs converted)")
+        mixed = self.mixed_dtypes(task, reference, candidate, own)
+        self.pass_check("dtypes", "; ".join(details) + f" (the model and its inputs converted); {mixed}")
+
+    def mixed_dtypes(self, task: Any, reference: Any, candidate: Any, own: torch.dtype) -> str:
+        """A call with the floating inputs in another dtype than the module's floating parameters (bfloat16
+        activations into a float32 module, float32 into a bfloat16 one), the models as they are: the outputs,
+        their dtype included, must be the reference's (PyTorch promotes). Returns the check's detail."""
+        if not any(p.is_floating_point() for p in ood.parameters_of(reference)):
+            return "mixed dtypes not tried: no floating parameter"
+        dtype = envelopes.mixed_dtype(own)
+        name, own_name = str(dtype).removeprefix("torch."), str(own).removeprefix("torch.")
+        values, note = self.envelope_inputs(task)
+        values = [x.to(dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in values]
+        label = f"mixed dtype trial ({name} inputs into a {own_name} module){note}"
+        with self.rule("dtypes", label, DTYPES_RULE):
+            ran = self.trial(reference, candidate, Inputs(values, label, dtype_tolerance=True), normal=False,
+                             skippable=True, launch_required=False)
+        return f"{label} matched the reference" if ran else f"{label}: not accepted by the reference"
 
     def modes(self, task: Any, reference: Any, candidate: Any) -> None:
         """Both models switched to the other mode (eval when the reference is training, else train): a trial
@@ -1316,7 +1475,7 @@ class Judging:
         for name in names:
             reference.get_submodule(name).eval()
             try:
-                layer = candidate.get_submodule(name)
+                layer = ood.submodule_of(candidate, name)
             except AttributeError as e:
                 raise self.fail("correctness", "modes", f"no submodule {name!r}",
                                 f"ModelNew has no submodule {name!r}, which the reference has: a user's "
@@ -1382,20 +1541,46 @@ class Judging:
                             "reference's does not")
 
     def _exact_reference(self, reference: Any, originals: list[Any], ref_in: list[Any],
-                         buffers: BufferStates | None) -> list[Any] | None:
-        """The reference's outputs in float64 from the trial's starting state (None if that cannot run)."""
+                         buffers: BufferStates | None, run: ReferenceRun | None = None) -> list[Any] | None:
+        """The reference's outputs in float64 from the trial's starting state (None if that cannot run).
+        ``run``: the reference's forward drew random numbers; the float64 forward draws the same
+        (``_reference_draws``), or there is no float64 evaluation (a float64 run that drew numbers of its own
+        would be as far from the reference as its noise is large: a slack that admits outputs without it)."""
+        saved = _rng_states(self.device)
         try:
+            starting = [o if o is not None else x for o, x in zip(originals, ref_in)]
+            draws = self._reference_draws(reference, buffers, starting, run, autograd=False) if run else None
             exact_model = copy.deepcopy(reference)
             if buffers is not None:
                 buffers.restore_reference(exact_model)
             exact_model = exact_model.double()
-            starting = [o if o is not None else x for o, x in zip(originals, ref_in)]
             inputs = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in starting]
             del starting
-            with torch.no_grad():
+            with torch.no_grad(), replaying_random_draws(draws) if draws is not None else contextlib.nullcontext():
                 return flatten_outputs(exact_model(*inputs), "the float64 reference's")
         except Exception:  # noqa: BLE001 - no second opinion; the first verdict stands
             return None
+        finally:
+            _set_rng_states(saved, self.device)       # the program's generators as the reference left them
+
+    def _reference_draws(self, reference: Any, buffers: BufferStates | None, inputs: list[Any], run: ReferenceRun,
+                         autograd: bool) -> list[Any]:
+        """The random draws of the reference run again in its own dtypes, from the trial's starting state and
+        ``run``'s generator states, on copies of ``inputs`` (with autograd on where ``autograd``, as in a
+        gradient trial). Raises RandomDrawMismatch unless that run gives the reference's outputs again: its
+        randomness comes from elsewhere (Python's ``random``, a generator of its own), not to be replayed."""
+        model = copy.deepcopy(reference)
+        if buffers is not None:
+            buffers.restore_reference(model)
+        copies = [same_layout_copy(x).requires_grad_(autograd and x.requires_grad) if isinstance(x, torch.Tensor)
+                  else x for x in inputs]
+        _set_rng_states(run.rng_start, self.device)
+        with torch.set_grad_enabled(autograd), recording_random_draws() as draws:
+            out = flatten_outputs(model(*copies), "the reference's")
+        if compare_outputs(run.outputs, out, layout=False) is not None:
+            raise RandomDrawMismatch("run again from the same random generator states, the reference gives other "
+                                     "outputs")
+        return draws
 
     def _poison_allocator(self, inputs: list[Any]) -> None:
         """Fill freed CUDA cache blocks with NaN so an unwritten output cannot inherit old results."""
@@ -1465,7 +1650,7 @@ def _scale_output(module: torch.nn.Module, args: tuple[Any, ...], out: Any) -> A
 
 def _has_submodule(module: torch.nn.Module, path: str) -> bool:
     try:
-        module.get_submodule(path)
+        ood.submodule_of(module, path)
         return True
     except AttributeError:
         return False
@@ -1489,7 +1674,62 @@ def _rng_states(device: torch.device) -> list[torch.Tensor]:
 
 
 def _rng_moved(before: list[torch.Tensor], device: torch.device) -> bool:
-    return not all(torch.equal(a, b) for a, b in zip(before, _rng_states(device)))
+    return not _same_rng_states(before, _rng_states(device))
+
+
+def _same_rng_states(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
+    return all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def _set_rng_states(states: list[torch.Tensor], device: torch.device) -> None:
+    """Put torch's random generators (as ``_rng_states`` read them) back in these states."""
+    torch.set_rng_state(states[0])
+    if device.type == "cuda":
+        torch.cuda.set_rng_state(states[1], device)
+
+
+@dataclass
+class ReferenceRun:
+    """A reference forward that drew from torch's random generators: the generator states it started from and
+    its outputs (a float64 re-run draws the same numbers only if its run in the reference's dtype gives them)."""
+
+    rng_start: list[torch.Tensor]
+    outputs: list[Any]
+
+
+class SharedRandomStart:
+    """The reference's and the candidate's forwards in one comparison draw from the same torch random generator
+    states, so that a candidate that draws as the reference does (the same torch random calls on the same
+    shapes, in the same order: dropout, ``randn_like``) gets the reference's numbers, whichever runs first.
+    ``rewind()`` before each forward, ``finished(who)`` after it; ``settle()`` leaves the generators where the
+    reference's forward left them, as in the user's program."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.start = _rng_states(device)
+        self.end: dict[str, list[torch.Tensor]] = {}
+
+    def rewind(self) -> list[torch.Tensor]:
+        _set_rng_states(self.start, self.device)
+        return self.start
+
+    def finished(self, who: str) -> None:
+        self.end[who] = _rng_states(self.device)
+
+    def settle(self) -> None:
+        if "reference" in self.end:
+            _set_rng_states(self.end["reference"], self.device)
+
+    def drew(self, who: str) -> bool:
+        return not _same_rng_states(self.start, self.end[who])
+
+    def same_draws(self) -> bool:
+        """Whether both forwards left the generators in the same states (drew as many numbers alike)."""
+        return _same_rng_states(self.end["reference"], self.end["candidate"])
+
+    def reference_run(self, outputs: list[Any]) -> ReferenceRun | None:
+        """What a float64 re-run needs to draw the reference's numbers; None where the reference drew none."""
+        return ReferenceRun(self.start, outputs) if self.drew("reference") else None
 
 
 def plain_copies(inputs: list[Any]) -> list[Any]:
@@ -1521,11 +1761,11 @@ def _shapes_detail(validated: list[dict[str, Any]], skipped: list[dict[str, str]
 
 
 def _modes(module: torch.nn.Module) -> dict[str, bool]:
-    return {name: m.training for name, m in module.named_modules()}
+    return {name: m.training for name, m in ood.modules_of(module)}
 
 
 def _restore_modes(module: torch.nn.Module, modes: dict[str, bool]) -> None:
-    for name, m in module.named_modules():
+    for name, m in ood.modules_of(module):
         if name in modes:
             m.training = modes[name]
 

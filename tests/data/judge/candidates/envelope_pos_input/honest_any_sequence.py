@@ -33,7 +33,7 @@ class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         autograd = torch.is_grad_enabled() and (x.requires_grad or pos.requires_grad or self.scale.requires_grad)
         if autograd or x.dim() != 3 or pos.shape != x.shape[1:] or x.dtype != pos.dtype \
-                or x.dtype not in (torch.float32, torch.bfloat16):
+                or x.dtype not in (torch.float32, torch.bfloat16) or x.dtype != self.scale.dtype:
             return x * self.scale + pos
         x, pos = x.contiguous(), pos.contiguous()
         out = torch.empty_like(x)

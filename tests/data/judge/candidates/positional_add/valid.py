@@ -22,7 +22,7 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if (torch.is_grad_enabled() and (x.requires_grad or self.pos.requires_grad)) \
-                or x.shape[-2:] != self.pos.shape:
+                or x.shape[-2:] != self.pos.shape or x.dtype != self.pos.dtype:
             return x + self.pos  # autograd, or a sequence the table broadcasts over: the reference's own forward
         x = x.contiguous()
         out = torch.empty_like(x)

@@ -1,0 +1,35 @@
+# expect: verdict=invalid stage=correctness check=dtypes reason~"mixed dtype trial (bfloat16 inputs into a float32 module)"
+# red team case a9_mixed_dtype (/work/redteam): returns the input's dtype (bf16) where PyTorch promotes to the fp32 parameters'
+"""Candidate: one Triton kernel, fp32 math inside, output in the input's dtype (torch.empty_like(x)). Right when
+the model and its input share a dtype (all the judge converts); wrong when they do not (a bf16 activation into
+a module kept in fp32: PyTorch promotes to fp32, the kernel returns bf16)."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bias_gelu(x_ptr, b_ptr, out_ptr, n, n_cols, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    v = v + tl.load(b_ptr + offs % n_cols, mask=mask, other=0.0).to(tl.float32)
+    out = 0.5 * v * (1.0 + tl.math.erf(v * 0.7071067811865476))
+    tl.store(out_ptr + offs, out.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, features: int):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(features) * 0.1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        autograd = torch.is_grad_enabled() and (x.requires_grad or self.bias.requires_grad)
+        if autograd or torch.is_autocast_enabled(x.device.type) or x.dim() < 1:
+            return torch.nn.functional.gelu(x + self.bias)
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        bias_gelu[(triton.cdiv(n, 1024),)](x, self.bias, out, n, x.shape[-1], BLOCK=1024)
+        return out
