@@ -856,7 +856,11 @@ class Judging:
         for fmt in envelopes.weight_layouts(reference):
             name = str(fmt).removeprefix("torch.")
             label = f"layout trial (parameters in {name}: model.to(memory_format=torch.{name}))"
-            ref_model = copy.deepcopy(reference).to(memory_format=fmt)
+            try:
+                ref_model = copy.deepcopy(reference).to(memory_format=fmt)
+            except RuntimeError:    # a parameter of another rank than the format's (a 5-d weight beside a
+                details.append(f"{label}: not accepted by the reference")   # 4-d one): no program does it
+                continue
             with self.rule("layouts", label, LAYOUTS_RULE):
                 cand_model = _run_candidate(lambda: copy.deepcopy(candidate).to(memory_format=fmt),
                                             f"module, copied and converted with .to(memory_format=torch.{name}),")
