@@ -4,7 +4,9 @@ The model and its example inputs are built on the ``meta`` device (no memory, no
 torch.fx; shapes come from ShapeProp. When meta tensors are not enough, the real CPU model is used. A
 module fx cannot trace gets ``ProposalError("unsupported: ... at line N")``. An argument that is None in
 the example call (``forward(self, x, mask=None)`` with get_inputs giving only x) is traced as the constant
-None; the envelope then requires None there. The module tree's state is recorded as built (state.py).
+None; the envelope then requires None there. Buffers are graph values (a buffer sliced by the input's
+size stays a slice), and tensors made from the input's sizes (``torch.ones(t, t)``) or ``torch.finfo(x.dtype)``
+are graph nodes (``_Tracer``). The module tree's state is recorded as built (state.py).
 """
 from __future__ import annotations
 
@@ -171,10 +173,59 @@ def _none_arguments(model: nn.Module, inputs: list[Any]) -> dict[str, None]:
     return none
 
 
+# torch functions that fx cannot trace when a size or dtype comes from the input (``torch.ones(t, t)`` with
+# ``t = x.size(-1)``, ``torch.finfo(x.dtype)``): while tracing, a call of one with a traced value among its
+# arguments is recorded as a graph node (the function itself is the node's target) instead of failing.
+# ``torch``'s own attributes are swapped for the recording ones during the trace only.
+RECORDED_FUNCTIONS = ("ones", "zeros", "full", "empty", "finfo", "iinfo")
+
+
+def _has_proxy(value: Any) -> bool:
+    if isinstance(value, fx.Proxy):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_has_proxy(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_proxy(v) for v in value.values())
+    return False
+
+
+class _Tracer(fx.Tracer):
+    """torch.fx's tracer, with RECORDED_FUNCTIONS recorded as nodes and, with ``buffers_as_values``, buffers
+    traced as graph values (``self.bias[:, :, :t, :t]`` with a traced ``t`` is a slice in the graph, not a
+    slice of the buffer as traced)."""
+
+    def __init__(self, buffers_as_values: bool) -> None:
+        super().__init__()
+        self.proxy_buffer_attributes = buffers_as_values
+
+    def trace(self, root: Any, concrete_args: dict[str, Any] | None = None) -> fx.Graph:
+        originals = {name: getattr(torch, name) for name in RECORDED_FUNCTIONS}
+
+        def recording(original: Any) -> Any:
+            def call(*args: Any, **kwargs: Any) -> Any:
+                if _has_proxy(args) or _has_proxy(kwargs):
+                    return self.create_proxy("call_function", original, args, kwargs)
+                return original(*args, **kwargs)
+            return call
+        try:
+            for name, original in originals.items():
+                setattr(torch, name, recording(original))
+            return super().trace(root, concrete_args)
+        finally:
+            for name, original in originals.items():
+                setattr(torch, name, original)
+
+
 def _trace(model: nn.Module, path: str, none: dict[str, None]) -> fx.GraphModule:
-    tracer = fx.Tracer()
+    """Buffers are traced as graph values; where the forward uses one as a plain value (``range(self.buf.size(0))``)
+    that fails, and the buffers are traced as the tensors they are now, as torch.fx does by default."""
     try:
-        graph = tracer.trace(model, concrete_args=none or None)
+        graph = _Tracer(buffers_as_values=True).trace(model, concrete_args=none or None)
+    except Exception:  # noqa: BLE001 - tried again below, where the error is reported
+        graph = None
+    try:
+        graph = graph or _Tracer(buffers_as_values=False).trace(model, concrete_args=none or None)
     except Exception as e:  # noqa: BLE001 - any tracing failure is "unsupported", with its reason
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ProposalError(f"unsupported: the forward cannot be captured by torch.fx ({first}){_line_of(e, path)}; "

@@ -23,7 +23,7 @@ from .capture import Captured, reference_class_node
 from . import envelope
 from .batchnorm import batch_norm_stats_kernel
 from .gemm import gemm_kernel
-from .loss import cross_entropy_kernel
+from .loss import loss_kernel
 from .plan import Kernel, Plan, is_number, self_path, tensor_meta
 from .pointwise import LAYOUT_HELPERS, pointwise_kernel
 from .pool import pool_kernel
@@ -148,7 +148,7 @@ class SourceWriter:
         elif kernel.kind == "gemm":
             source, args = gemm_kernel(kernel, self.plan, knobs, self.captured.modules)
         elif kernel.kind == "loss":
-            source, args = cross_entropy_kernel(kernel, self.plan, knobs)
+            source, args = loss_kernel(kernel, self.plan, knobs)
         elif kernel.kind == "stats":
             source, args = batch_norm_stats_kernel(kernel, self.plan, knobs)
         elif kernel.kind == "pool":

@@ -2,7 +2,8 @@
 
 ``classify(node, modules)`` turns an fx node into an ``Op``: kind "pointwise" (with a function that builds
 a Triton expression from operand expressions), "reduction" (row-wise kernels), or "torch" (kept as a
-PyTorch call). Every Triton expression computes in float32.
+PyTorch call). Every Triton expression computes in float32; bool values are 0.0 and 1.0 (``_mask_op``: masks,
+masked_fill, comparisons, tril/triu as index arithmetic, tensors made from the input's sizes).
 """
 from __future__ import annotations
 
@@ -169,6 +170,7 @@ _FUNCTION_NAMES: dict[Any, str] = {
     torch.amin: "amin", torch.logsumexp: "logsumexp", F.layer_norm: "layer_norm", F.group_norm: "group_norm",
     torch.max: "max", torch.min: "min", torch.cumsum: "cumsum", batch_norm_eval: "batch_norm",
     torch.argmax: "argmax", torch.argmin: "argmin", F.cross_entropy: "cross_entropy",
+    F.binary_cross_entropy_with_logits: "binary_cross_entropy_with_logits",
     batch_norm_stats: "batch_norm_stats",
 }
 _METHOD_NAMES = {
@@ -188,9 +190,21 @@ _MODULE_NAMES = {
     nn.ELU: "elu", nn.Identity: "identity", nn.Dropout: "dropout", nn.Softmax: "softmax",
     nn.LogSoftmax: "log_softmax", nn.LayerNorm: "layer_norm", nn.GroupNorm: "group_norm",
     nn.InstanceNorm1d: "instance_norm", nn.InstanceNorm2d: "instance_norm", nn.InstanceNorm3d: "instance_norm",
-    nn.CrossEntropyLoss: "cross_entropy",
+    nn.CrossEntropyLoss: "cross_entropy", nn.BCEWithLogitsLoss: "binary_cross_entropy_with_logits",
 }
 _INPLACE_OPERATORS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow}
+# masks (see _mask_op): bool values, masked_fill, tril/triu as index arithmetic, tensors made from sizes
+_COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_FUNCTION_NAMES.update({
+    torch.masked_fill: "masked_fill", operator.invert: "invert", torch.bitwise_not: "invert",
+    torch.logical_not: "logical_not", torch.tril: "tril", torch.triu: "triu",
+    torch.ones: "ones", torch.zeros: "zeros", torch.full: "full",
+    **{getattr(operator, c): c for c in _COMPARISONS}, **{getattr(torch, c): c for c in _COMPARISONS},
+})
+_METHOD_NAMES.update({name: name for name in ("masked_fill", "bool", "logical_not", "tril", "triu", *_COMPARISONS)})
+_METHOD_NAMES["bitwise_not"] = "invert"
+MASK_OPS = {"masked_fill", "invert", "logical_not", "bool", "tril", "triu", "ones", "zeros", "full", *_COMPARISONS}
+ZERO_ONE = {"invert", "logical_not", "bool", *_COMPARISONS}    # ops whose value is already exactly 0.0 or 1.0
 REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "argmax", "argmin", "logsumexp",
               "layer_norm", "group_norm", "cumsum"}
 
@@ -310,7 +324,12 @@ def _from_module(node: fx.Node, module: nn.Module, name: str) -> Op:
             "module": str(node.target)})
     if name == "cross_entropy":
         return _cross_entropy(x, node.args[1] if len(node.args) > 1 else node.kwargs.get("target"),
-                              module.weight, module.reduction, module.ignore_index, module.label_smoothing)
+                              None if module.weight is None else f"{node.target}.weight", module.reduction,
+                              module.ignore_index, module.label_smoothing)
+    if name == "binary_cross_entropy_with_logits":
+        return _bce_with_logits(x, node.args[1] if len(node.args) > 1 else node.kwargs.get("target"),
+                                *(None if getattr(module, w) is None else f"{node.target}.{w}"
+                                  for w in ("weight", "pos_weight")), module.reduction)
     if name == "instance_norm" and not module.track_running_stats:   # batch statistics: a group norm, G = C
         return Op("reduction", name, [x], reduction="group_norm", extra={
             "groups": None, "eps": module.eps, "affine": module.affine, "has_bias": module.affine,
@@ -321,6 +340,8 @@ def _from_module(node: fx.Node, module: nn.Module, name: str) -> Op:
 def _from_call(node: fx.Node, name: str) -> Op:
     args = node.args
     x = args[0] if args else node.kwargs.get("input")
+    if name in MASK_OPS:
+        return _mask_op(node, name)
     if name in UNARY:
         if len(args) > 1 or set(node.kwargs) - {"inplace"}:
             return torch_op(name)
@@ -394,15 +415,60 @@ def _from_call(node: fx.Node, name: str) -> Op:
             return torch_op(name)          # the deprecated arguments: left to torch
         return _cross_entropy(x, _arg(node, 1, "target"), _arg(node, 2, "weight"), _arg(node, 6, "reduction", "mean"),
                               _arg(node, 4, "ignore_index", -100), _arg(node, 7, "label_smoothing", 0.0))
+    if name == "binary_cross_entropy_with_logits":
+        if any(_arg(node, i, key) is not None for i, key in ((3, "size_average"), (4, "reduce"))):
+            return torch_op(name)          # the deprecated arguments: left to torch
+        return _bce_with_logits(x, _arg(node, 1, "target"), _arg(node, 2, "weight"), _arg(node, 6, "pos_weight"),
+                                _arg(node, 5, "reduction", "mean"))
     return torch_op(name)
 
 
 def _cross_entropy(x: Any, target: Any, weight: Any, reduction: Any, ignore_index: Any, smoothing: Any) -> Op:
-    """Cross-entropy over class indices, without class weights or label smoothing: a "loss" kernel."""
-    if weight is not None or smoothing != 0.0 or reduction not in ("mean", "sum", "none") or \
-            not isinstance(ignore_index, int) or not isinstance(target, fx.Node):
+    """Cross-entropy over class indices, with optional class weights and label smoothing: a "loss" kernel.
+
+    ``weight``: None, an fx node, or the attribute path of a module's weight buffer ("criterion.weight");
+    a node is a tensor argument of the op, a path stays in ``extra`` (the launcher reads it from ``self``)."""
+    if reduction not in ("mean", "sum", "none") or type(ignore_index) is not int or \
+            not isinstance(x, fx.Node) or not isinstance(target, fx.Node) or \
+            not (weight is None or isinstance(weight, (fx.Node, str))) or \
+            not (_is_scalar(smoothing) and 0.0 <= float(smoothing) <= 1.0):
         return torch_op("cross_entropy")
-    return Op("loss", "cross_entropy", [x, target], extra={"reduction": reduction, "ignore_index": ignore_index})
+    return Op("loss", "cross_entropy", [x, target] + ([weight] if isinstance(weight, fx.Node) else []),
+              extra={"reduction": reduction, "ignore_index": ignore_index, "smoothing": float(smoothing),
+                     "weight": weight})
+
+
+def bce_with_logits_expr(x: str, t: str, weight: str | None = None, pos_weight: str | None = None) -> str:
+    """Triton expression of one element of F.binary_cross_entropy_with_logits, as torch computes it:
+    (1 - t) * x - (1 + (pos_weight - 1) * t) * log_sigmoid(x), times weight. log_sigmoid(x) is
+    min(x, 0) - log1p(exp(-|x|)); log1p(e) as log(u) * e / (u - 1) with u = 1 + e (exact for tiny e)."""
+    e = f"tl.exp(-tl.abs({x}))"
+    log1p = f"tl.where(1.0 + {e} == 1.0, {e}, tl.log(1.0 + {e}) * ({e} / ((1.0 + {e}) - 1.0)))"
+    log_sigmoid = f"({_min(x, '0.0')} - {log1p})"
+    scale = "1.0" if pos_weight is None else f"(1.0 + (({pos_weight}) - 1.0) * ({t}))"
+    loss = f"((1.0 - ({t})) * ({x}) - {scale} * {log_sigmoid})"
+    return loss if weight is None else f"({loss} * ({weight}))"
+
+
+def _bce_with_logits(x: Any, target: Any, weight: Any, pos_weight: Any, reduction: Any) -> Op:
+    """F.binary_cross_entropy_with_logits / nn.BCEWithLogitsLoss. Reduction "none": a pointwise op (it fuses
+    with its neighbours; weights must then be fx nodes); "mean"/"sum": a "loss" kernel that sums as it goes.
+    ``weight``/``pos_weight`` as in ``_cross_entropy``: None, an fx node or a module attribute path."""
+    given = {"weight": weight, "pos_weight": pos_weight}
+    if reduction not in ("mean", "sum", "none") or not isinstance(x, fx.Node) or not isinstance(target, fx.Node) \
+            or not all(w is None or isinstance(w, (fx.Node, str)) for w in given.values()):
+        return torch_op("binary_cross_entropy_with_logits")
+    nodes = [w for w in given.values() if isinstance(w, fx.Node)]
+    if reduction != "none":
+        return Op("loss", "binary_cross_entropy_with_logits", [x, target] + nodes,
+                  extra={"reduction": reduction, **given})
+    if any(isinstance(w, str) for w in given.values()):
+        return torch_op("binary_cross_entropy_with_logits")     # a module's buffers: no operand of a fused kernel
+
+    def expr(a: str, t: str, *rest: str) -> str:
+        values = iter(rest)
+        return bce_with_logits_expr(a, t, *(next(values) if w is not None else None for w in given.values()))
+    return Op("pointwise", "binary_cross_entropy_with_logits", [x, target] + nodes, expr)
 
 
 def _binary(name: str, a: Any, b: Any) -> Op:
@@ -450,3 +516,94 @@ def reduced_dims(op: Op, rank: int) -> tuple[int, ...]:
         return tuple(range(1, rank))
     raw = op.dim if isinstance(op.dim, (tuple, list)) else (op.dim,)
     return tuple(sorted({int(d) % rank for d in raw})) if rank else ()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# masks: bool values are 0.0 / 1.0 inside a kernel (pointwise.py stores them as bool)
+
+
+def _dtype(value: Any) -> torch.dtype | None:
+    meta = value.meta.get("tensor_meta") if isinstance(value, fx.Node) else None
+    return getattr(meta, "dtype", None)
+
+
+def rounded(value: Any, dtype: torch.dtype | None) -> str:
+    """A Python number as a float literal, first rounded to ``dtype`` as torch does when it mixes a number with
+    a tensor of that dtype (0.1 is another value in float16)."""
+    if dtype is None or dtype in (torch.float32, torch.float64):
+        return lit(value)
+    return lit(torch.tensor(value, dtype=dtype).item())
+
+
+_EXACT_IN_FLOAT32 = (torch.float32, torch.float16, torch.bfloat16, torch.bool, torch.int8, torch.uint8, torch.int16)
+_FACTORY_KWARGS = {"dtype", "device", "layout", "requires_grad", "pin_memory"}
+
+
+def _mask_op(node: fx.Node, name: str) -> Op:
+    """Ops of masks, as pointwise ops. ``tril``/``triu`` read the element's row and column (two index
+    operands appended by pointwise.py, ``extra["indices"]``), so ``torch.ones(t, t).tril()`` is the
+    predicate ``col <= row`` and never a tensor; ``ones``/``zeros``/``full`` are constants of the kernel's
+    index space (``extra["source"]``: the kernel reads none of their arguments, only the fill value)."""
+    args, kwargs = node.args, node.kwargs
+    x = args[0] if args else None
+    if name in ("ones", "zeros", "full"):
+        if set(kwargs) - _FACTORY_KWARGS - {"fill_value", "size"} or kwargs.get("requires_grad") or \
+                kwargs.get("layout") not in (None, torch.strided):
+            return torch_op(name)
+        dtype = _dtype(node)
+        value = {"ones": 1.0, "zeros": 0.0}.get(name, _arg(node, 1, "fill_value"))
+        if isinstance(value, fx.Node) and value.meta.get("type") in (int, float, bool) and dtype != torch.bool:
+            return Op("pointwise", name, [value], lambda v: v, extra={"source": True})
+        if not _is_scalar(value):
+            return torch_op(name)
+        fill = rounded(value, dtype) if dtype != torch.bool else lit(bool(value))
+        return Op("pointwise", name, [], lambda: fill, extra={"source": True})
+    if not isinstance(x, fx.Node) or _dtype(x) is None:
+        return torch_op(name)
+    if name == "invert":                 # ~ on bool tensors (on integers it is a bitwise not)
+        if _dtype(x) != torch.bool or len(args) != 1 or kwargs:
+            return torch_op(name)
+        return Op("pointwise", name, [x], lambda a: f"tl.where(({a}) != 0, 0.0, 1.0)")
+    if name == "logical_not" and len(args) == 1 and not kwargs:
+        return Op("pointwise", name, [x], lambda a: f"tl.where(({a}) != 0, 0.0, 1.0)")
+    if name == "bool" and len(args) == 1 and not kwargs:
+        return Op("pointwise", name, [x], lambda a: f"tl.where(({a}) != 0, 1.0, 0.0)")
+    if name == "masked_fill":
+        mask, value = _arg(node, 1, "mask"), _arg(node, 2, "value")
+        if _dtype(mask) != torch.bool or set(kwargs) - {"mask", "value"}:
+            return torch_op(name)
+        if _is_scalar(value):
+            fill = lit(bool(value)) if _dtype(x) == torch.bool else rounded(value, _dtype(x))
+            return Op("pointwise", name, [x, mask], lambda a, m: f"tl.where(({m}) != 0, {fill}, {a})")
+        if isinstance(value, fx.Node) and (value.meta.get("type") in (int, float) or
+                                           _dtype(value) is not None and not value.meta["tensor_meta"].shape):
+            return Op("pointwise", name, [x, mask, value], lambda a, m, v: f"tl.where(({m}) != 0, {v}, {a})")
+        return torch_op(name)
+    if name in ("tril", "triu"):
+        diagonal = _arg(node, 1, "diagonal", 0)
+        if type(diagonal) is not int or set(kwargs) - {"diagonal"} or len(node.meta["tensor_meta"].shape) < 2:
+            return torch_op(name)
+        keep = "<=" if name == "tril" else ">="
+        return Op("pointwise", name, [x], lambda a, row, col: f"tl.where({col} - {row} {keep} {diagonal}, {a}, 0.0)",
+                  extra={"indices": 2})
+    if name in _COMPARISONS and len(args) == 2 and not kwargs:
+        tensors = [a for a in args if isinstance(a, fx.Node)]
+        dtypes = {_dtype(a) for a in tensors}
+        if len(dtypes) != 1 or not dtypes <= set(_EXACT_IN_FLOAT32) or not all(
+                isinstance(a, fx.Node) or _is_scalar(a) for a in args):
+            return torch_op(name)        # mixed dtypes: torch compares in the promoted one, not always float32
+        (dtype,) = dtypes
+        operands = [a for a in args if isinstance(a, fx.Node)]
+        literal = {i: rounded(a, dtype if dtype.is_floating_point else None) for i, a in enumerate(args)
+                   if not isinstance(a, fx.Node)}
+        if any(not isinstance(a, (bool, int)) for a in args if not isinstance(a, fx.Node)) and \
+                not dtype.is_floating_point:
+            return torch_op(name)        # an integer tensor against a float: promoted to float32 by torch
+        symbol = _COMPARISONS[name]
+
+        def compare(*given: str) -> str:
+            values = iter(given)
+            a, b = (literal[i] if i in literal else next(values) for i in range(2))
+            return f"tl.where(({a}) {symbol} ({b}), 1.0, 0.0)"
+        return Op("pointwise", name, operands, compare)
+    return torch_op(name)

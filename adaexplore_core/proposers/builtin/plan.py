@@ -7,6 +7,7 @@ structural choices a large search step varies; kernel knobs (block size, warps) 
 from __future__ import annotations
 
 import heapq
+import math
 import operator
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,7 +59,7 @@ class Kernel:
 
     def base_name(self) -> str:
         names: list[str] = []
-        for n in self.nodes:
+        for n in self.nodes[-1:] if self.kind == "loss" else self.nodes:   # a loss: not its folded views
             base = n.name.rstrip("0123456789").rstrip("_") or n.name
             if base not in names:
                 names.append(base)
@@ -74,12 +75,16 @@ class Plan:
     split_nodes: set[fx.Node] = field(default_factory=set)   # linear/conv nodes emitted without their bias
 
 
-def external_inputs(members: list[fx.Node], also_skip: fx.Node | None = None) -> list[fx.Node]:
-    """The nodes ``members`` read that are not themselves members, in first-use order."""
+def external_inputs(members: list[fx.Node], also_skip: fx.Node | None = None,
+                    ops: dict[fx.Node, Op] | None = None) -> list[fx.Node]:
+    """The nodes ``members`` read that are not themselves members, in first-use order. With ``ops``, a tensor
+    made from sizes (``torch.ones(t, t, device=d)``, an op with ``extra["source"]``) reads only its operands:
+    the kernel makes it in its own index space, not from ``t`` and ``d``."""
     inside = set(members)
     found: list[fx.Node] = []
     for n in members:
-        for a in n.all_input_nodes:
+        source = ops is not None and n in ops and ops[n].extra.get("source")
+        for a in [a for a in ops[n].tensor_args if isinstance(a, fx.Node)] if source else n.all_input_nodes:
             if a not in inside and a is not also_skip and a not in found:
                 found.append(a)
     return found
@@ -133,7 +138,7 @@ def _fusable(node: fx.Node, op: Op) -> bool:
     """A pointwise op with float output on tensors with known metadata or on run-time numbers (other Python
     values keep the op in torch)."""
     meta = tensor_meta(node)
-    if op.kind != "pointwise" or meta is None or not meta.dtype.is_floating_point:
+    if op.kind != "pointwise" or meta is None or not (meta.dtype.is_floating_point or meta.dtype == torch.bool):
         return False
     return all(tensor_meta(a) is not None or is_number(a) for a in op.tensor_args if isinstance(a, fx.Node))
 
@@ -150,12 +155,49 @@ def _reducible(node: fx.Node, op: Op) -> bool:
 
 
 def _loss(node: fx.Node, op: Op) -> bool:
-    """Cross-entropy of (N, C) float logits against N int64 class indices."""
-    if op.kind != "loss" or len(op.tensor_args) != 2:
+    """Cross-entropy of (N, C) float logits against N int64 class indices (class weights: C floats), or
+    BCE-with-logits of float logits and targets of one shape (weights: floats that broadcast to it)."""
+    if op.kind != "loss" or len(op.tensor_args) < 2:
         return False
-    logits, target = (tensor_meta(a) for a in op.tensor_args)
-    return (logits is not None and target is not None and len(logits.shape) == 2 and logits.dtype.is_floating_point
-            and target.dtype == torch.int64 and tuple(target.shape) == (logits.shape[0],))
+    metas = [tensor_meta(a) for a in op.tensor_args]
+    if any(m is None for m in metas) or not all(m.dtype.is_floating_point for i, m in enumerate(metas) if i != 1):
+        return False
+    x, target, weights = metas[0], metas[1], metas[2:]
+    if op.name == "cross_entropy":
+        return (len(x.shape) == 2 and target.dtype == torch.int64 and tuple(target.shape) == (x.shape[0],)
+                and all(tuple(w.shape) == (x.shape[1],) for w in weights))
+    return (len(x.shape) >= 1 and target.dtype.is_floating_point and target.shape == x.shape and all(
+        len(w.shape) <= len(x.shape) and all(d in (1, e) for d, e in zip(reversed(w.shape), reversed(x.shape)))
+        for w in weights))
+
+
+def loss_operand_view(node: Any) -> str | None:
+    """What a loss kernel can fold of a node between a tensor and the loss: "cast" (to float32 from a narrower
+    float or an integer: converted as the kernel loads, rounded as torch rounds), "copy" (``.contiguous()``),
+    "slice" (indexing by constant slices, replayed as a view), "flatten" (a view/reshape that merges leading
+    dims: the kernel's row arithmetic); else None."""
+    meta = tensor_meta(node)
+    source = tensor_meta(node.args[0]) if meta is not None and node.args else None
+    if source is None:
+        return None
+    if node.op == "call_method" and (node.target == "float" and len(node.args) == 1 and not node.kwargs or
+                                     node.target == "to" and node.args[1:] == (torch.float32,) and not node.kwargs):
+        narrower = source.dtype in (torch.float16, torch.bfloat16, torch.float32) or not source.dtype.is_floating_point
+        return "cast" if narrower and not source.dtype.is_complex else None     # rounded as torch rounds
+    if node.op == "call_method" and node.target == "contiguous" and len(node.args) == 1 and not node.kwargs:
+        return "copy"
+    if node.op == "call_function" and node.target is operator.getitem and len(node.args) == 2:
+        index = node.args[1] if isinstance(node.args[1], tuple) else (node.args[1],)
+        if all(i is Ellipsis or isinstance(i, slice) and all(type(b) in (int, type(None))
+                                                              for b in (i.start, i.stop, i.step)) for i in index):
+            return "slice"
+        return None
+    reshapes = node.op == "call_method" and node.target in ("view", "reshape", "flatten") or \
+        node.op == "call_function" and node.target in (torch.reshape, torch.flatten)
+    shape, before = tuple(meta.shape), tuple(source.shape)
+    if reshapes and len(before) >= 2 and shape in ((math.prod(before),), (math.prod(before[:-1]), before[-1])):
+        return "flatten"
+    return None
 
 
 def _poolable(node: fx.Node, op: Op) -> bool:
@@ -220,6 +262,8 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
                 k = kernel_of.get(a) if isinstance(a, fx.Node) else None
                 if k is None or k.kind not in ("pointwise", "gemm") or tuple(tensor_meta(k.nodes[0]).shape) != shape:
                     continue
+                if k.kind == "gemm" and (op.extra.get("indices") or op.extra.get("source")):
+                    continue                   # the GEMM's epilogue has no element indices (tril) to give
                 outside = [b for b in inputs if kernel_of.get(b) is not k]
                 if any(id(k) in deps_through(b) for b in outside):
                     continue                   # would make a cycle: k feeds one of n's other inputs
@@ -234,8 +278,11 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         kernel_of[n] = target
 
     if options.fuse:
+        _fuse_broadcast_producers(kernels, kernel_of, position, options.boundaries)
         _fuse_prologues(kernels, kernel_of, ops)
         _fuse_epilogues(kernels, kernel_of, ops)
+        _fold_loss_views(kernels, kernel_of, ops)
+    _without_tensor_inputs(kernels, kernel_of, ops)
     taken = {n.name for n in nodes}
     for i, k in enumerate(kernels):
         k.index = i
@@ -244,14 +291,62 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
             k.name = "triton_" + k.name
         taken.add(k.name)
         members = set(k.nodes)
-        k.inputs = external_inputs(k.nodes)
+        k.inputs = external_inputs(k.nodes, ops=ops)
         k.outputs = [n for n in k.nodes if any(u not in members for u in n.users)]
 
     ordered = tuple(n for n in nodes if stateful(n, modules))
-    plan = Plan(steps=_schedule(nodes, position, kernel_of, ordered), kernels=kernels, ops=ops, options=options)
+    unread = _unread_values(nodes, kernel_of, ops)
+    steps = [s for s in _schedule(nodes, position, kernel_of, ordered) if s not in unread]
+    plan = Plan(steps=steps, kernels=kernels, ops=ops, options=options)
     if options.split_bias:
         _split_biases(plan, modules, kernel_of)
     return plan
+
+
+def _fuse_broadcast_producers(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel],
+                              position: dict[fx.Node, int], boundaries: tuple[str, ...] = ()) -> None:
+    """Move a pointwise kernel whose values only one other pointwise kernel reads, at a shape that broadcasts
+    to that kernel's, into it: its ops are then computed at every element of the larger shape (a (T, T) mask
+    inverted or made with ``torch.ones(t, t).tril()``, for scores of (B, H, T, T)) and its output is never
+    written. A tensor made from sizes alone has no kernel otherwise (``_without_tensor_inputs``)."""
+    for p in [k for k in kernels if k.kind == "pointwise"]:
+        members = set(p.nodes)
+        readers = {kernel_of.get(u) for n in p.nodes for u in n.users if u not in members}
+        if len(readers) != 1 or None in readers:
+            continue
+        (k,) = readers
+        if k.kind != "pointwise" or k.split_bias or p.split_bias:
+            continue
+        shape, into = tuple(tensor_meta(p.nodes[-1]).shape), tuple(tensor_meta(k.nodes[-1]).shape)
+        cut = any(n.name in boundaries and any(a in members for a in n.all_input_nodes) for n in k.nodes)
+        if cut or len(shape) > len(into) or any(d not in (1, e) for d, e in zip(reversed(shape), reversed(into))):
+            continue              # a fusion boundary between them (a small step's), or no broadcast
+        k.nodes = sorted(k.nodes + p.nodes, key=position.__getitem__)
+        for n in p.nodes:
+            kernel_of[n] = k
+        kernels.remove(p)
+
+
+def _unread_values(nodes: list[fx.Node], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> set[fx.Node]:
+    """PyTorch values that only the size arguments of kernel members need (``t`` and the device of
+    ``torch.ones(t, t, device=d)`` made inside a kernel, which reads neither): they are not computed."""
+    unread: set[fx.Node] = set()
+    for n in reversed(nodes):
+        if n in kernel_of or n.op not in ("call_function", "call_method") or not n.users:
+            continue
+        if all(u in unread or u in kernel_of and n not in external_inputs([u], ops=ops) for u in n.users):
+            unread.add(n)
+    return unread
+
+
+def _without_tensor_inputs(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> None:
+    """Pointwise kernels that read no tensor (``torch.ones(t, t).tril()`` that no other kernel took in) stay
+    PyTorch calls: a kernel's index space is the shape of its tensor inputs."""
+    for k in [k for k in kernels if k.kind == "pointwise"]:
+        if not any(tensor_meta(a) is not None for a in external_inputs(k.nodes, ops=ops)):
+            kernels.remove(k)
+            for n in k.nodes:
+                del kernel_of[n]
 
 
 def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> None:
@@ -312,6 +407,37 @@ def _fuse_epilogues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
         for n in e.nodes:
             kernel_of[n] = r
         kernels.remove(e)
+
+
+def _fold_loss_views(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> None:
+    """Move the casts, copies, slices and flattening views in front of a loss kernel into it (they would copy
+    the logits, the largest tensor, once or twice): the kernel then reads the tensor they start from. Only
+    nodes whose value nothing else needs; a cross-entropy's logits and target may be sliced and flattened,
+    other operands only cast and copied; the ``size`` of a folded node goes with it."""
+    for k in [k for k in kernels if k.kind == "loss"]:
+        loss = k.nodes[-1]
+        op = ops[loss]
+        folded: list[fx.Node] = []
+        for i, a in enumerate(op.tensor_args):
+            allowed = {"cast", "copy", "slice", "flatten"} if op.name == "cross_entropy" and i < 2 else \
+                {"cast", "copy"}
+            user, n = loss, a
+            while isinstance(n, fx.Node) and loss_operand_view(n) in allowed:
+                sizes = [u for u in n.users if u.op == "call_method" and u.target == "size"]
+                own = kernel_of.get(n)
+                if set(n.users) - set(sizes) != {user} or any(set(s.users) - set(folded) - {user} for s in sizes) \
+                        or (own is not None and (own.kind != "pointwise" or own.nodes != [n])):
+                    break
+                if own is not None:
+                    kernels.remove(own)
+                folded += [n] + sizes
+                if loss_operand_view(n) in ("flatten", "slice"):
+                    allowed = allowed - {"flatten"}        # one flattening, nearest the loss: slices come before it
+                user, n = n, n.args[0]
+        order = {n: i for i, n in enumerate(loss.graph.nodes)}
+        k.nodes = sorted(folded, key=order.__getitem__) + [loss]
+        for n in folded:
+            kernel_of[n] = k
 
 
 def _schedule(nodes: list[fx.Node], position: dict[fx.Node, int], kernel_of: dict[fx.Node, Kernel],

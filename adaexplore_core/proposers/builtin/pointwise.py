@@ -1,12 +1,15 @@
 """Pointwise kernels: a fused group of elementwise ops, walked in the memory order of its first full-shaped
-input, other inputs broadcast through their strides. ``pointwise_body`` is shared with reduction prologues."""
+input, other inputs broadcast through their strides. ``pointwise_body`` is shared with reduction prologues.
+Bool values are 0.0 and 1.0 in the kernel (stored as bool); a tril/triu reads the element's row and column
+indices, and a tensor made from sizes (``torch.ones(t, t)``) is a constant of the kernel's index space."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import torch
 from torch import fx
 
-from .ops import lit
+from .ops import ZERO_ONE, lit
 from .plan import Kernel, Plan, external_inputs, is_number, tensor_meta
 from .text import aligned, describe_node, shape_of
 
@@ -97,7 +100,9 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
                for i, t in enumerate(tensors) if not full[i]}
     skipped = {i: [d for d, size in enumerate(aligned(tensors[i][2], rank)) if size == 1 and out_shape[d] > 1]
                for i in varying}
-    dims = sorted({d for ds in varying.values() for d in ds})
+    indexed = {node: _index_dims(node, plan, out_shape) for node in nodes if plan.ops[node].extra.get("indices")}
+    dims = sorted({d for ds in varying.values() for d in ds} |
+                  {d for ds in indexed.values() for d in ds if d is not None})
     lines = [f"i{d} = {offs} // {ix}inner{d}" + (f" % {ix}size{d}" if d else "") for d in dims]
     for i, (arg, _, _) in enumerate(tensors):
         if i in numbers:                           # a Python number, passed by value
@@ -111,9 +116,24 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
     for node in nodes:
         op = plan.ops[node]
         operands = [value_of[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
-        lines.append(f"v_{node.name} = {op.expr(*operands)}")
+        indices = ["0" if d is None else f"i{d}" for d in indexed.get(node, ())]
+        value = op.expr(*operands, *indices)
+        if op.extra.get("source"):              # torch.ones(t, t) and the like: one value at every offset
+            value = f"tl.full({offs}.shape, {value}, tl.float32)"
+        elif tensor_meta(node).dtype == torch.bool and op.name not in ZERO_ONE:
+            value = f"tl.where(({value}) != 0, 1.0, 0.0)"      # a bool value: True + True is True
+        lines.append(f"v_{node.name} = {value}")
         value_of[node] = f"v_{node.name}"
     return PointwiseBody(tensors, full, varying, skipped, dims, lines, value_of, var, ix, numbers)
+
+
+def _index_dims(node: fx.Node, plan: Plan, out_shape: tuple[int, ...]) -> list[int | None]:
+    """For the last ``extra["indices"]`` dims of ``node`` (a tril's row and column), the output dim whose index
+    is theirs; None where the node is broadcast (its index there is 0)."""
+    rank = len(out_shape)
+    shape = aligned(shape_of(node), rank)
+    return [d if shape[d] == out_shape[d] and out_shape[d] > 1 else None
+            for d in range(rank - plan.ops[node].extra["indices"], rank)]
 
 
 def pointwise_inputs_prep(body: PointwiseBody, rank: int, device: str, keep_layout: bool) -> list[str]:
@@ -141,7 +161,7 @@ def prologue_function(name: str, members: list[fx.Node], x: fx.Node, plan: Plan)
     function ``{name}_prologue(offs, mask, other, ...)`` computes x at flat offsets of its contiguous layout
     from the group's inputs (``other`` where masked), so x is never written. Returns the body (for the
     launcher: ``prologue_prep``) and the function's source."""
-    pw = pointwise_body(members, external_inputs(members), {}, shape_of(x), plan)
+    pw = pointwise_body(members, external_inputs(members, ops=plan.ops), {}, shape_of(x), plan)
     params = ", ".join(pw.params() + pw.index_params())
     comment = "\n".join(f"    # {describe_node(n, plan)}" for n in members)
     source = (

@@ -336,7 +336,7 @@ def _with_epilogue(kernel: Kernel, plan: Plan, red: fx.Node, loop_src: str, tile
     stored: the reduction's own output never hits memory."""
     name = kernel.name
     members = kernel.nodes[kernel.nodes.index(red) + 1:]
-    inputs = external_inputs(members, also_skip=red)
+    inputs = external_inputs(members, also_skip=red, ops=plan.ops)
     rank = len(shape_of(red))
     pw = pointwise_body(members, inputs, {}, shape_of(red), plan, prefix="ep", var="e", given={red: "y"}, ix="ep_")
     params = pw.params() + pw.index_params()
