@@ -268,8 +268,9 @@ def _engine_path(existing: str | None) -> str:
 def gpu_count(python: str) -> int:
     """The CUDA devices the engine's Python sees (0 when none, or when it cannot tell), asked of a subprocess."""
     try:
+        env = {**os.environ, "PYTHONPATH": _engine_path(os.environ.get("PYTHONPATH"))}
         out = subprocess.run([python, "-m", "adaexplore_core.devices"], capture_output=True, text=True,
-                             timeout=120, check=True, env={**os.environ, "PYTHONPATH": _engine_path(os.environ.get("PYTHONPATH"))})
+                             timeout=120, check=True, env=env)
         return int(out.stdout.strip().splitlines()[-1])
     except (subprocess.SubprocessError, ValueError, IndexError, OSError):
         return 0
