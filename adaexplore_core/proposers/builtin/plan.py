@@ -318,9 +318,10 @@ def _fuse_broadcast_producers(kernels: list[Kernel], kernel_of: dict[fx.Node, Ke
         if k.kind != "pointwise" or k.split_bias or p.split_bias:
             continue
         shape, into = tuple(tensor_meta(p.nodes[-1]).shape), tuple(tensor_meta(k.nodes[-1]).shape)
-        cut = any(n.name in boundaries and any(a in members for a in n.all_input_nodes) for n in k.nodes)
-        if cut or len(shape) > len(into) or any(d not in (1, e) for d, e in zip(reversed(shape), reversed(into))):
-            continue              # a fusion boundary between them (a small step's), or no broadcast
+        if (shape == into and boundaries) or len(shape) > len(into) or \
+                any(d not in (1, e) for d, e in zip(reversed(shape), reversed(into))):
+            continue              # no broadcast; or one shape in a plan with fusion boundaries (a small step's
+            #                       split stays a split, and the kernels it leaves stay as the grouping made them)
         k.nodes = sorted(k.nodes + p.nodes, key=position.__getitem__)
         for n in p.nodes:
             kernel_of[n] = k
