@@ -57,6 +57,12 @@ def _relay(pool: Any, child: Any, pid: int, request_id: int) -> int:
             pool.send(**message)
         return True
 
+    def next_from_child() -> dict[str, Any] | None:
+        try:
+            return child.receive()
+        except ValueError:                        # not a message of the protocol: dropped like one it may not send
+            return {"type": "undecodable"}
+
     selector = selectors.DefaultSelector()
     selector.register(child.fileno(), selectors.EVENT_READ, "child")
     selector.register(pool.fileno(), selectors.EVENT_READ, "pool")
@@ -67,13 +73,13 @@ def _relay(pool: Any, child: Any, pid: int, request_id: int) -> int:
             if done:                          # what it sent before it exited; its group first, so that nothing
                 _kill_group(pid)              # it left behind holds the socket open (receive then ends)
                 while child_open and (child.has_message() or _readable(child)):
-                    child_open = from_child(child.receive())
+                    child_open = from_child(next_from_child())
                 return status
             for key, _ in selector.select(RELAY_POLL_S):
                 if key.data == "child" and child_open:
-                    child_open = from_child(child.receive())
+                    child_open = from_child(next_from_child())
                     while child_open and child.has_message():
-                        child_open = from_child(child.receive())
+                        child_open = from_child(next_from_child())
                     if not child_open:
                         selector.unregister(child.fileno())
                 elif key.data == "pool":
