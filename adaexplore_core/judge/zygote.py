@@ -211,10 +211,9 @@ def main() -> int:
         mine.close()
         channel.send(type="started", id=request.id, pid=pid)
         try:
-            status = _relay(channel, relay, pid, request.id)
+            status = _relay(channel, relay, pid, request.id)     # it has killed the child's group
         finally:
             relay.close()
-        _kill_group(pid)
         channel.send(type="exited", id=request.id, status=_exit_description(status))
         shutil.rmtree(folder, ignore_errors=True)
 
