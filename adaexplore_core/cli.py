@@ -180,23 +180,24 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     from .proposers.base import ProposalError
     if args.parent_pid:
         set_parent_death_signal(args.parent_pid)      # first: a parent already gone ends this process now
-    from .app.wiring import judge_config, make_proposer, run_search
+    from .app.ray_pool import RayUnavailable
+    from .app.wiring import judge_config, judge_pool, make_proposer, run_search
 
     try:
         task = parse_reference(args.reference)
-        devices = resolve_devices(args.device)
+        devices = _search_devices(args)
         proposer = make_proposer(_proposer_settings(args), devices)
         out = Path(args.out or Path("adaexplore-runs") / Path(task.path).stem)
-    except (TaskError, DeviceError, SearchError) as e:
+    except (TaskError, DeviceError, SearchError, RayUnavailable) as e:
         print(f"adaexplore optimize: {e}", file=sys.stderr)
         return 2
     with _events(args.events, args.quiet) as sink:
         try:
-            with JudgePool(judge_config(devices, args.timeout, args.allow_tf32)) as pool:
+            with judge_pool(judge_config(devices, args.timeout, args.allow_tf32), args.ray) as pool:
                 result = run_search(task, steps=args.steps, out=out, pool=pool, proposer=proposer, sink=sink,
                                     devices=devices, seed=args.seed, resume=args.resume,
                                     cache_dir=Path(args.cache_dir) if args.cache_dir else None)
-        except (SearchError, ProposalError, TaskError) as e:
+        except (SearchError, ProposalError, TaskError, RayUnavailable) as e:
             sink.emit("error", message=str(e), fatal=True)
             print(f"adaexplore optimize: {e}", file=sys.stderr)
             return 2
@@ -213,43 +214,83 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .app.bench import run_bench
-    from .app.wiring import judge_config, make_proposer
+    from .app import bench as bench_run
+    from .app.ray_pool import RayUnavailable
+    from .app.wiring import judge_config, judge_pool, make_proposer
     from .search import bench
 
     out = Path(args.out)
     try:
         if args.replot:
-            note = bench.replot(out)
+            note = bench_run.replot(out)
             print(f"rewrote {out / bench.MARKDOWN_FILE}" + (f" ({note})" if note else f" and {out / bench.PLOT_FILE}"))
             return 0
         if not args.inputs:
             raise TaskError("give KernelBench-format problem files or folders (or --replot)")
         files = bench.problem_files(args.inputs)
-        if (out / bench.JSON_FILE).exists() and not args.resume:
-            raise TaskError(f"{out / bench.JSON_FILE} exists (an earlier bench); pass --resume to continue it, or "
-                            "choose another --out folder")
-        devices = resolve_devices(args.device)
+        if (out / bench.JSON_FILE).exists():
+            if not args.resume:
+                raise TaskError(f"{out / bench.JSON_FILE} exists (an earlier bench); pass --resume to continue it, "
+                                "or choose another --out folder")
+            _check_resumed_protocol(out / bench.JSON_FILE, args.protocol)
+        protocol = bench_run.PROTOCOLS[args.protocol]
+        if protocol.tf32 and args.allow_tf32:
+            raise TaskError(f"--allow-tf32 does not go with --protocol {args.protocol}, which keeps torch's own TF32 "
+                            "default")
+        devices = _search_devices(args)
         make_proposer(_proposer_settings(args), devices)
-    except (TaskError, DeviceError, SearchError) as e:
+    except (TaskError, DeviceError, SearchError, RayUnavailable) as e:
         print(f"adaexplore bench: {e}", file=sys.stderr)
         return 2
-    with _events(args.events or str(out / "events.jsonl"), args.quiet) as sink:
-        with JudgePool(judge_config(devices, args.timeout, args.allow_tf32)) as pool:
-            try:
-                data = run_bench(files, steps=args.steps, out=out, pool=pool,
-                                 proposer_factory=lambda: make_proposer(_proposer_settings(args), devices),
-                                 sink=sink, devices=devices, seed=args.seed, resume=args.resume,
-                                 cache_dir=Path(args.cache_dir) if args.cache_dir else None)
-            except KeyboardInterrupt:
-                print(f"adaexplore bench: interrupted; finished problems are in {out}; --resume continues",
-                      file=sys.stderr)
-                return 130
-    note = bench.write(data, out)
-    print(bench.markdown(data))
+    # several problems at once on a cluster: one line per finished problem instead of a progress line
+    with _events(args.events or str(out / "events.jsonl"), args.quiet or bool(args.ray)) as sink:
+        try:
+            with judge_pool(judge_config(devices, args.timeout, args.allow_tf32, protocol.tf32), args.ray) as pool:
+                data = bench_run.run_bench(files, steps=args.steps, out=out, pool=pool,
+                                           proposer_factory=lambda: make_proposer(_proposer_settings(args), devices),
+                                           sink=sink, devices=devices, seed=args.seed, resume=args.resume,
+                                           cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+                                           protocol=args.protocol, allow_tf32=args.allow_tf32)
+        except RayUnavailable as e:
+            print(f"adaexplore bench: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"adaexplore bench: interrupted; finished problems are in {out}; --resume continues",
+                  file=sys.stderr)
+            return 130
+    note = bench_run.write(data, out)
+    print(bench_run.markdown(data))
     print(f"results in {out}: {bench.JSON_FILE}, {bench.MARKDOWN_FILE}"
           + (f" ({note})" if note else f", {bench.PLOT_FILE}") + ", problems/<name>/")
     return 0
+
+
+def _check_resumed_protocol(path: Path, protocol: str) -> None:
+    """A bench continues under the protocol it began with (one from before protocols had the strict one)."""
+    import json
+    try:
+        earlier = (json.loads(path.read_text()).get("protocol") or {}).get("name", "adaexplore")
+    except (OSError, ValueError, AttributeError) as e:
+        raise TaskError(f"cannot resume: {path} is not a bench's results ({e})") from e
+    if earlier != protocol:
+        raise TaskError(f"{path} was judged under --protocol {earlier}; resume it with --protocol {earlier} (one "
+                        "table, one protocol), or choose another --out folder")
+
+
+def _search_devices(args: argparse.Namespace) -> tuple[str, ...]:
+    """The devices the judge uses. With --ray each actor judges on the GPU Ray gives it (auto, cuda) or in the
+    Triton interpreter (cpu); this machine's own devices do not matter."""
+    if not args.ray:
+        return resolve_devices(args.device)
+    from .app.ray_pool import require_ray
+    require_ray()
+    request = args.device.strip().lower()
+    if request == "cpu":
+        return ("cpu",)
+    if request in ("auto", "cuda"):
+        return ("cuda:0",)
+    raise DeviceError(f"with --ray, --device is auto or cuda (each judge actor uses the one GPU Ray gives it) "
+                      f"or cpu (the Triton interpreter), not {args.device!r}")
 
 
 def _add_search_options(parser: argparse.ArgumentParser, events: str, resume: str) -> None:
@@ -261,6 +302,10 @@ def _add_search_options(parser: argparse.ArgumentParser, events: str, resume: st
     parser.add_argument("--timeout", type=_positive_float, default=180.0, help="seconds of candidate time")
     parser.add_argument("--allow-tf32", action="store_true", help="as for judge")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--ray", metavar="auto|ADDRESS",
+                        help="judge on a Ray cluster, one actor per GPU: auto (this machine's cluster, else a new "
+                             "local one) or a cluster's address (HOST:6379, ray://HOST:10001); needs the 'ray' "
+                             "extra; see docs/cluster.md")
 
 
 def _proposer_settings(args: argparse.Namespace) -> ProposerSettings:
@@ -465,6 +510,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_proposer_options(bench)
     _add_search_options(bench, events="events file (default: OUT/events.jsonl)",
                         resume="continue the problems' saved searches")
+    bench.add_argument("--protocol", default="adaexplore", choices=["adaexplore", "kernelbench"],
+                       help="the judging rules: adaexplore (default, strict: fp32 atol=rtol=1e-4 with an L2 check, "
+                            "TF32 off) or kernelbench (atol=rtol=1e-2, torch's TF32 default), to stand beside "
+                            "KernelBench figures; bench.json and bench.md name it")
     bench.add_argument("--replot", action="store_true", help="only rewrite bench.md and bench.png from OUT/bench.json")
     bench.set_defaults(func=_cmd_bench)
 

@@ -1,5 +1,6 @@
-"""The wiring of a search: the proposer by name, the judge pool on the chosen devices, the rule memory, the
-events to a file or stdout (the command line's progress display is progress.py)."""
+"""The wiring of a search: the proposer by name, the judge pool on the chosen devices (here, or on a Ray
+cluster: ``ray_pool.py``), the rule memory, the events to a file or stdout (the command line's progress display
+is progress.py)."""
 from __future__ import annotations
 
 import contextlib
@@ -60,11 +61,35 @@ GPU_WORKERS = 4   # per GPU: three compile and check while one group times (H200
 CPU_WORKERS = 2
 
 
-def judge_config(devices: tuple[str, ...], timeout_s: float = 180.0, allow_tf32: bool = False) -> JudgeConfig:
-    """The search's judge: GPU_WORKERS per GPU, CPU_WORKERS on the CPU (interpreter, no timing)."""
+def judge_config(devices: tuple[str, ...], timeout_s: float = 180.0, allow_tf32: bool = False,
+                 tf32: str = "") -> JudgeConfig:
+    """The search's judge: GPU_WORKERS per GPU, CPU_WORKERS on the CPU (interpreter, no timing). ``tf32``:
+    "torch" for torch's own TF32 default (a bench protocol's), else ``allow_tf32`` decides."""
     gpu = any(d.startswith("cuda") for d in devices)
     return JudgeConfig(devices=devices, workers_per_device=GPU_WORKERS if gpu else CPU_WORKERS, timeout_s=timeout_s,
-                       allow_tf32=allow_tf32)
+                       allow_tf32=allow_tf32, tf32=tf32)
+
+
+@contextlib.contextmanager
+def judge_pool(config: JudgeConfig, ray_address: str | None = None) -> Iterator[Any]:
+    """The local JudgePool on ``config.devices``; with ``ray_address`` (``auto`` or a cluster's address) a
+    RayJudgePool instead: one actor per GPU of the cluster, each judging on its own GPU, or in the Triton
+    interpreter when ``config.devices`` is ``("cpu",)``. Both offer submit/judge/close and ``config``."""
+    if not ray_address:
+        with JudgePool(config) as pool:
+            yield pool
+        return
+    from .ray_pool import RayJudgePool, ray_session
+    device = "cpu" if config.devices == ("cpu",) else "cuda:0"
+    # a local cluster started for the interpreter declares one GPU, so that its one actor is placed as on GPUs
+    with ray_session(ray_address, num_gpus=1 if device == "cpu" else None), \
+            RayJudgePool(config, device=device) as pool:
+        yield pool
+
+
+def judge_slots(pool: Any) -> int:
+    """How many candidates ``pool`` judges at once: every slot of every device (of every actor, on Ray)."""
+    return len(pool.config.devices) * pool.config.workers_per_device * getattr(pool, "actor_count", 1)
 
 
 @contextlib.contextmanager
@@ -92,37 +117,40 @@ def rule_memory(cache_dir: Path | None, devices: tuple[str, ...]) -> Any:
     return RuleMemory(Path(cache_dir or default_cache_dir()), namespace(devices))
 
 
-def search_with_memory(task: TaskSpec, proposer: Proposer, pool: JudgePool, *, steps: int, out: Path,
-                       sink: EventSink, devices: tuple[str, ...], seed: int = 0, resume: bool = False,
-                       config: SearchConfig = SearchConfig(), memory: Any = None, learner: Any = None
-                       ) -> SearchResult:
+def search_with_memory(task: TaskSpec, proposer: Proposer, pool: Any, *, steps: int, out: Path,
+                       sink: Any, devices: tuple[str, ...], seed: int = 0, resume: bool = False,
+                       config: SearchConfig = SearchConfig(), memory: Any = None, learner: Any = None,
+                       parallel: int | None = None) -> SearchResult:
     """One search. With ``memory``, its rules relevant to the task go into the proposer's prompts; with
-    ``learner``, the failures of the search teach the memory new ones."""
+    ``learner``, the failures of the search teach the memory new ones. ``parallel``: candidates with the
+    judge at once (default: every slot of the pool)."""
     rules: list[str] = []
     if memory is not None:
         from ..memory.rules import ops_of
         rules = [r.text for r in memory.relevant(ops_of(task.read_source()))]
-    parallel = len(pool.config.devices) * pool.config.workers_per_device
+    parallel = parallel or judge_slots(pool)
     search = Search(task, proposer, pool, steps, out, sink, config=config, seed=seed, resume=resume,
                     parallel=parallel, devices=devices, rules=rules, learner=learner)
     return search.run()
 
 
-def run_search(task: TaskSpec, *, steps: int, out: Path, pool: JudgePool, proposer: Proposer,
-               sink: EventSink, devices: tuple[str, ...], seed: int = 0, resume: bool = False,
-               config: SearchConfig = SearchConfig(), cache_dir: Path | None = None) -> SearchResult:
-    """One search (``optimize``, a problem of a bench). An LLM proposer gets the rule memory in ``cache_dir``:
-    its relevant rules in the prompts, and the rules it learns from this search's failures."""
+def run_search(task: TaskSpec, *, steps: int, out: Path, pool: Any, proposer: Proposer,
+               sink: Any, devices: tuple[str, ...], seed: int = 0, resume: bool = False,
+               config: SearchConfig = SearchConfig(), cache_dir: Path | None = None,
+               parallel: int | None = None) -> SearchResult:
+    """One search (``optimize``, a problem of a bench) with ``pool`` (a JudgePool or a RayJudgePool). An LLM
+    proposer gets the rule memory in ``cache_dir``: its relevant rules in the prompts, and the rules it learns
+    from this search's failures."""
     client = getattr(proposer, "client", None)
     if client is None:
         return search_with_memory(task, proposer, pool, steps=steps, out=out, sink=sink, devices=devices,
-                                  seed=seed, resume=resume, config=config)
+                                  seed=seed, resume=resume, config=config, parallel=parallel)
     from ..memory.distill import RuleLearner, llm_same_rule
     memory = rule_memory(cache_dir, devices)
     try:
         memory.duplicate_check = llm_same_rule(client.chat)
         return search_with_memory(task, proposer, pool, steps=steps, out=out, sink=sink, devices=devices,
                                   seed=seed, resume=resume, config=config, memory=memory,
-                                  learner=RuleLearner(memory, client.chat))
+                                  learner=RuleLearner(memory, client.chat), parallel=parallel)
     finally:
         memory.close()

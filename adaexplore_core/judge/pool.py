@@ -69,6 +69,7 @@ class JudgeConfig:
     python: str = sys.executable
     gpu_memory_fraction: float | None = None
     allow_tf32: bool = False          # fp32 stays fp32 (cuBLAS and cuDNN) unless the user opts in
+    tf32: str = ""                    # "torch": torch's own default (cuDNN on, cuBLAS off), KernelBench's
     static_guard: bool = True         # tests turn it off to prove the sandbox holds on its own
     rounds: int = 4                   # timing rounds, each the candidate beside eager and torch.compile
 
@@ -111,7 +112,7 @@ class _Process:
         env = scrubbed_environment()
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_ROOT, env.get("PYTHONPATH")]))
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-        env["ADAEXPLORE_ALLOW_TF32"] = "1" if config.allow_tf32 else "0"
+        env["ADAEXPLORE_ALLOW_TF32"] = config.tf32 or ("1" if config.allow_tf32 else "0")
         if device == "cpu":
             env["TRITON_INTERPRET"] = "1"
             threads = max(1, (os.cpu_count() or 1) // max(1, config.workers_per_device))

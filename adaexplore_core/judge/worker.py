@@ -124,12 +124,15 @@ class Channel:
         return channel
 
 
-def set_precision(allow_tf32: bool) -> None:
+def set_precision(mode: str) -> None:
     """fp32 means fp32 for the reference, the baselines and the candidate alike: TF32 is off for cuBLAS and
-    cuDNN (torch's own default leaves it on for cuDNN convolutions) unless the user opts in."""
-    torch.backends.cuda.matmul.allow_tf32 = allow_tf32
-    torch.backends.cudnn.allow_tf32 = allow_tf32
-    torch.set_float32_matmul_precision("high" if allow_tf32 else "highest")
+    cuDNN (torch's own default leaves it on for cuDNN convolutions) unless asked. ``mode``: "1" TF32 on for
+    both (the user's opt-in), "torch" torch's own default (cuDNN on, cuBLAS off: KernelBench's protocol),
+    anything else off."""
+    matmul = mode == "1"
+    torch.backends.cuda.matmul.allow_tf32 = matmul
+    torch.backends.cudnn.allow_tf32 = matmul or mode == "torch"
+    torch.set_float32_matmul_precision("high" if matmul else "highest")
 
 
 def prepare_process() -> LaunchCounter:
@@ -139,7 +142,7 @@ def prepare_process() -> LaunchCounter:
     import torch._dynamo  # noqa: F401
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # oversized writes fail instead of killing us
     resource.setrlimit(resource.RLIMIT_FSIZE, (LOG_LIMIT_BYTES, LOG_LIMIT_BYTES))
-    set_precision(allow_tf32=os.environ.get("ADAEXPLORE_ALLOW_TF32") == "1")
+    set_precision(os.environ.get("ADAEXPLORE_ALLOW_TF32", "0"))
     counter = LaunchCounter()
     counter.install()
     if os.environ.get("TRITON_INTERPRET") == "1":
@@ -166,7 +169,8 @@ def environment(device: str) -> dict[str, Any]:
 
     env: dict[str, Any] = {"device": device, "torch": torch.__version__, "triton": triton.__version__,
                            "python": platform.python_version(), "cuda": torch.version.cuda,
-                           "tf32": torch.backends.cudnn.allow_tf32}
+                           "tf32": torch.backends.cudnn.allow_tf32,              # convolutions
+                           "tf32_matmul": torch.backends.cuda.matmul.allow_tf32}
     if not device.startswith("cuda"):
         env["gpu"] = None
         env["triton_interpreter"] = os.environ.get("TRITON_INTERPRET") == "1"

@@ -161,7 +161,7 @@ def markdown(data: dict[str, Any]) -> str:
     env = data.get("env") or {}
     if env:
         lines.append(f"Environment: {env.get('gpu') or 'CPU (Triton interpreter, not timed)'}; torch "
-                     f"{env.get('torch')}, triton {env.get('triton')}, TF32 {'on' if env.get('tf32') else 'off'}")
+                     f"{env.get('torch')}, triton {env.get('triton')}, TF32 {_tf32(env)}")
         lines.append("")
     lines += ["| metric | search (best) | single shot (first candidate) |", "|---|---|---|"]
     rows = [("accuracy (valid)", "accuracy", "%"), ("mean speedup (cap 10x, failures 0)", "mean_speedup", "x"),
@@ -188,6 +188,13 @@ def markdown(data: dict[str, Any]) -> str:
         lines += ["", "Skipped, libraries not installed (in no metric): "
                   + ", ".join(f"{e['name']} (needs {', '.join(e['missing'])})" for e in skipped)]
     return "\n".join(lines) + "\n"
+
+
+def _tf32(env: dict[str, Any]) -> str:
+    """TF32 as the judge ran: off, for convolutions only (torch's default), or on."""
+    if not env.get("tf32"):
+        return "off"
+    return "on" if env.get("tf32_matmul", True) else "for convolutions only (cuDNN), not matmuls"
 
 
 def _pct(value: float | None) -> str:

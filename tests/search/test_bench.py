@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from adaexplore_core.app import bench as bench_run
+from adaexplore_core.judge.pool import JudgeConfig, JudgePool
+from adaexplore_core.proposers.base import Proposal
 from adaexplore_core.search import bench
+from adaexplore_core.search.events import EventSink
 from adaexplore_core.task import TaskError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,6 +128,8 @@ def test_bench_command_on_cpu(tmp_path):
     assert data["summary"]["accuracy"] == pytest.approx(2 / 3) and data["summary"]["geomean_speedup"] is None
     assert (out / "problems" / "proposers__log_softmax" / "best.py").exists()
     assert "Not timed" in (out / bench.MARKDOWN_FILE).read_text()
+    assert data["protocol"]["name"] == "adaexplore" and data["protocol"]["tf32"] == "off"     # the strict default
+    assert "Protocol: `adaexplore`" in (out / bench.MARKDOWN_FILE).read_text()
     assert "Traceback" not in result.stderr
     again = _cli(str(DATA / "log_softmax.py"), "--steps", "2", "--out", str(out), "--device", "cpu", "--quiet")
     assert again.returncode == 2 and "--resume" in again.stderr                  # nothing overwritten
@@ -151,3 +157,112 @@ def test_missing_requirements_reads_the_first_line_only(tmp_path):
     file.write_text("import torch\n# requires: adaexplore_no_such_library\n")
     assert bench.missing_requirements(file) == []
     assert bench.missing_requirements(tmp_path / "absent.py") == []
+
+
+# protocols: what `--protocol` changes in the judge, and where a bench records it --------------------------------
+
+RELU_SCALE = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x) * 3.0
+
+
+def get_inputs():
+    return [torch.randn(4, 33)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+# off by a relative 1e-3: outside the strict fp32 tolerance (1e-4), inside KernelBench's (1e-2)
+SLIGHTLY_OFF = """import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_scale_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, tl.maximum(x, 0.0) * 3.003, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        autograd = torch.is_grad_enabled() and x.requires_grad
+        dual = torch.autograd.forward_ad.unpack_dual(x).tangent is not None
+        if autograd or dual or x.dtype != torch.float32 or not x.is_contiguous() \\
+                or torch.is_autocast_enabled(x.device.type):
+            return torch.relu(x) * 3.0
+        out = torch.empty_like(x)
+        n = x.numel()
+        relu_scale_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK_SIZE=256)
+        return out
+"""
+
+
+class OneCandidate:
+    """A proposer that always writes the same candidate."""
+
+    name = "one-candidate"
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def propose(self, request) -> Proposal:
+        return Proposal(source=self.source, description="relu and scale, the factor off by 1e-3")
+
+
+def test_the_kernelbench_protocol_judges_every_candidate_with_its_tolerance(tmp_path):
+    reference = tmp_path / "relu_scale.py"
+    reference.write_text(RELU_SCALE)
+    with JudgePool(JudgeConfig(devices=("cpu",), workers_per_device=1)) as pool:
+        runs = {protocol: bench_run.run_bench([reference], steps=1, out=tmp_path / protocol, pool=pool,
+                                              proposer_factory=lambda: OneCandidate(SLIGHTLY_OFF),
+                                              sink=EventSink(protocol), devices=("cpu",), protocol=protocol)
+                for protocol in ("adaexplore", "kernelbench")}
+    strict = json.loads((tmp_path / "adaexplore" / "problems" / bench.problem_slug(reference) / "report.json")
+                        .read_text())["candidates"][0]
+    assert strict["verdict"] == "invalid" and "atol=0.0001 rtol=0.0001" in strict["reason"]
+    assert runs["adaexplore"]["summary"]["accuracy"] == 0.0
+    assert runs["kernelbench"]["summary"]["accuracy"] == 1.0, runs["kernelbench"]["problems"]
+    assert runs["kernelbench"]["protocol"]["name"] == "kernelbench"
+    assert runs["kernelbench"]["protocol"]["tf32"].startswith("torch default")
+    assert json.loads((tmp_path / "kernelbench" / bench.JSON_FILE).read_text())["protocol"] == \
+        runs["kernelbench"]["protocol"]
+
+
+def test_bench_md_names_the_protocol_and_a_resumed_bench_keeps_it(tmp_path):
+    out = tmp_path / "bench"
+    problem = str(DATA / "scalar_constant.py")
+    result = _cli(problem, "--steps", "1", "--out", str(out), "--device", "cpu", "--quiet", "--protocol", "kernelbench")
+    assert result.returncode == 0, result.stderr
+    markdown = (out / bench.MARKDOWN_FILE).read_text()
+    assert markdown.splitlines()[2].startswith("Protocol: `kernelbench`: KernelBench's rules") and "1e-2" in markdown
+    assert "Protocol: `kernelbench`" in result.stdout
+    other = _cli(problem, "--steps", "1", "--out", str(out), "--device", "cpu", "--resume", "--protocol", "adaexplore")
+    assert other.returncode == 2 and "resume it with --protocol kernelbench" in other.stderr
+    both = _cli(problem, "--out", str(tmp_path / "b2"), "--device", "cpu", "--protocol", "kernelbench", "--allow-tf32")
+    assert both.returncode == 2 and "--allow-tf32 does not go with --protocol kernelbench" in both.stderr
+    data = json.loads((out / bench.JSON_FILE).read_text())     # a bench.json from before protocols: the strict one
+    del data["protocol"]
+    (out / bench.JSON_FILE).write_text(json.dumps(data))
+    assert _cli("--replot", "--out", str(out)).returncode == 0
+    assert "Protocol: `adaexplore`" in (out / bench.MARKDOWN_FILE).read_text()
+
+
+def test_bench_md_says_when_the_judge_did_not_apply_the_protocols_tf32():
+    data = bench.report([entry("1_a", 2.0)], steps=3, env={"gpu": "NVIDIA H200", "tf32": False})
+    data["protocol"] = bench_run.PROTOCOLS["kernelbench"].record()
+    assert "did not apply this protocol's TF32" in bench_run.markdown(data)
+    data["env"]["tf32"] = True                                  # cuDNN TF32 on, as torch leaves it
+    assert "did not apply" not in bench_run.markdown(data)
+    data["protocol"] = bench_run.PROTOCOLS["adaexplore"].record()
+    data["env"]["tf32"] = False
+    assert "did not apply" not in bench_run.markdown(data)
