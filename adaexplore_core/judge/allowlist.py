@@ -58,7 +58,7 @@ TORCH_OPS = _names("""
     hinge_embedding_loss histc histogram histogramdd hsmm hsplit hspmm hstack hypot i0 i0_ igamma igammac imag
     index_add index_copy index_fill index_put index_put_ index_reduce index_select indices_copy inner
     instance_norm int_repr inverse is_autocast_enabled is_complex is_conj is_distributed is_floating_point is_grad_enabled
-    is_inference is_neg
+    is_inference is_neg get_autocast_dtype
     is_nonzero is_same_size is_signed is_tensor isclose isfinite isin isinf isnan isneginf isposinf isreal istft
     kaiser_window kl_div kron kthvalue layer_norm lcm lcm_ ldexp ldexp_ le lerp less less_equal lgamma linspace
     lobpcg log log10 log10_ log1p log1p_ log2 log2_ log_ log_softmax logaddexp logaddexp2 logcumsumexp logdet
@@ -196,8 +196,10 @@ TORCH_FUNCTIONAL = _names("""
     chain_matmul einsum istft lu meshgrid norm pca_lowrank split stft svd_lowrank tensordot unique
     unique_consecutive unravel_index
 """)
-# For backward kernels: class F(torch.autograd.Function) with static forward/backward.
-TORCH_AUTOGRAD = _names("Function")
+# For backward kernels: class F(torch.autograd.Function) with static forward/backward; forward_ad for its one
+# read-only query (whether an input carries a forward-mode tangent: a patch then falls back).
+TORCH_AUTOGRAD = _names("Function forward_ad")
+TORCH_FORWARD_AD = _names("unpack_dual")
 
 # --- triton ------------------------------------------------------------------------------------------------
 
@@ -286,6 +288,7 @@ MODULES: dict[str, frozenset[str]] = {
     "torch.special": TORCH_SPECIAL,
     "torch.functional": TORCH_FUNCTIONAL,
     "torch.autograd": TORCH_AUTOGRAD,
+    "torch.autograd.forward_ad": TORCH_FORWARD_AD,
     "triton": TRITON,
     "triton.language": TRITON_LANGUAGE,
     "triton.language.math": TRITON_LANGUAGE_MATH,
@@ -303,8 +306,8 @@ MODULES: dict[str, frozenset[str]] = {
 
 # The import allowlist in one line, for messages.
 IMPORT_SUMMARY = ("torch, torch.nn, torch.nn.functional, torch.nn.init, torch.cuda, torch.fft, torch.linalg, "
-                  "torch.special, torch.autograd, triton, triton.language (and its math, extra.libdevice), math, "
-                  "typing, operator, itertools, __future__")
+                  "torch.special, torch.autograd, torch.autograd.forward_ad, triton, triton.language (and its "
+                  "math, extra.libdevice), math, typing, operator, itertools, __future__")
 
 # What to use instead, per module, for the generic "not on the allowlist" message.
 MODULE_HINTS = {
@@ -312,7 +315,9 @@ MODULE_HINTS = {
     "torch.nn": "use the torch.nn layer classes, Module/ModuleList/ModuleDict/Sequential and Parameter",
     "torch.cuda": "only device queries (is_available, device_count, current_device, get_device_properties, "
                   "...) and synchronize are allowed",
-    "torch.autograd": "only torch.autograd.Function is allowed (for a backward kernel)",
+    "torch.autograd": "only torch.autograd.Function (for a backward kernel) and torch.autograd.forward_ad.unpack_dual "
+                      "(to fall back on forward-mode AD) are allowed",
+    "torch.autograd.forward_ad": "only unpack_dual is allowed (read a tangent: fall back when there is one)",
     "triton": "use triton.jit, triton.autotune, triton.heuristics, triton.Config, triton.cdiv, "
               "triton.next_power_of_2 and triton.language",
     "triton.language": "check the name: triton.language has no such function",
@@ -585,10 +590,13 @@ REFUSED_ATTRIBUTES: dict[str, str] = {
 # the library imported for itself (``checkpoint.torch.library``) or a raw-memory API (``np.lib.stride_tricks``)
 # must not be reachable through them.
 REFERENCE_WALK_REFUSED: dict[str, str] = {
-    **dict.fromkeys(["torch", "triton", "tl", "numpy", "np", "library", "ops", "ctypes", "ctypeslib", "_C"],
+    **dict.fromkeys(["torch", "triton", "tl", "numpy", "np", "library", "ops", "ctypes", "ctypeslib", "_C",
+                     "os", "sys", "io", "pathlib", "shutil", "subprocess", "builtins", "importlib", "pickle",
+                     "socket", "glob", "tempfile", "inspect", "gc"],
                     "it reaches a module the library imports for itself, around the guard's allowlists"),
     **dict.fromkeys(["lib", "stride_tricks", "as_strided", "memmap", "frombuffer", "fromfile", "tofile", "load",
-                     "loadtxt", "save", "savez", "savetxt", "genfromtxt", "from_dlpack", "__array_interface__"],
+                     "loadtxt", "save", "savez", "savez_compressed", "savetxt", "genfromtxt", "fromregex", "dump",
+                     "dumps", "DataSource", "from_dlpack", "__array_interface__"],
                     "it reaches raw memory or files around the tensor API"),
 }
 

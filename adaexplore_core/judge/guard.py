@@ -9,10 +9,11 @@ model that wrote the candidate.
 Rules:
 
 - Imports. Only the modules in ``allowlist.MODULES`` (torch, torch.nn, torch.nn.functional, torch.nn.init,
-  torch.cuda, torch.fft, torch.linalg, torch.special, torch.functional, torch.autograd, triton,
-  triton.language and its math / extra.libdevice / target_info, math, typing, operator, itertools,
-  __future__), and ``from M import x`` only for x on M's list. Dropped: numpy (savetxt / load / memmap /
-  ctypeslib write and map files, and a candidate needs no arrays besides tensors), functools
+  torch.cuda, torch.fft, torch.linalg, torch.special, torch.functional, torch.autograd (its Function) and
+  torch.autograd.forward_ad (its unpack_dual), triton, triton.language and its math / extra.libdevice /
+  target_info, math, typing, operator, itertools, __future__), and ``from M import x`` only for x on M's
+  list. Dropped: numpy (savetxt / load / memmap / ctypeslib write and map files, and a candidate needs no
+  arrays besides tensors), functools
   (``lru_cache`` keeps results across calls; ``partial`` builds callables out of sight), collections and
   dataclasses (class factories). Kept, trimmed: operator (the functions torch.fx writes into captured graphs,
   which the built-in proposer emits; not ``attrgetter`` / ``methodcaller``, whose string paths walk
@@ -30,9 +31,11 @@ Rules:
   statically (``getattr(torch, "os")`` with a constant name counts as ``torch.os``). ``torch.cuda.synchronize``
   is allowed (it can only slow the candidate), and so is ``with torch.cuda.device(x.device):``; streams,
   events, ``current_stream``, graphs, the allocator, the RNG and global settings are not (their getters neither:
-  a candidate could tell the judge's phases apart), except ``torch.is_grad_enabled`` and
-  ``torch.is_autocast_enabled``, which a patch needs to fall back to the original forward when autograd or
-  autocast is on (the judge's gradient and autocast trials run with them on). ``torch.ops`` and
+  a candidate could tell the judge's phases apart), except the read-only queries a patch needs to follow a
+  program's settings or fall back to the original forward: ``torch.is_grad_enabled``,
+  ``torch.is_autocast_enabled``, ``torch.get_autocast_dtype`` (the dtype a kernel must compute in under
+  autocast) and ``torch.autograd.forward_ad.unpack_dual`` (whether an input carries a forward-mode tangent);
+  the judge's gradient, autocast and forward-AD trials run with them on, as programs do. ``torch.ops`` and
   ``torch.library`` are refused (they reach library operators around the allowlist).
 - Names. A loaded name must resolve (Python's scoping: local, enclosing function, module) to a definition of
   the file, to an import, or to a builtin on ``allowlist.BUILTINS``; refused builtins (exec, eval, compile,
@@ -55,7 +58,9 @@ Rules:
   submodule its kernels replace); ``_modules``, ``_parameters`` and ``_buffers`` only as
   ``m._parameters.get('w')`` (one constant key: the dispatch reads a module's state without
   ``Module.__getattr__``). ``str.format`` / ``format_map`` only on a string literal whose fields read no
-  attribute or key (``"{0.gi_frame}".format(g)`` walks frames), and ``case C(__class__=c)`` is checked too.
+  attribute or key (``"{0.gi_frame}".format(g)`` walks frames), never through ``getattr`` (which meets every
+  rule the attribute meets), and ``case C(__class__=c)`` is checked too. A method of a class of the file only
+  through an instance (``self.helper()``): ``Class.helper(obj, ...)`` makes any object its ``self``.
 - Assignments only to names and ``self.<name>`` / ``cls.<name>`` (subscripts of locals too); no ``global`` /
   ``nonlocal``; no try/except (a failing kernel must fail); ``with`` only over ``torch.no_grad()``,
   ``torch.enable_grad()``, ``torch.inference_mode()`` and ``torch.cuda.device(...)`` (any other manager's
@@ -592,7 +597,27 @@ class _Checker(ast.NodeVisitor):
         self._object_attribute(node, node.attr)
         if node.attr in ("format", "format_map"):
             self._format_call(node)
+        self._class_function(node)
         self.generic_visit(node)
+
+    def _class_function(self, node: ast.Attribute) -> None:
+        """A function a class of this file defines, read through the class (``ModelNew.helper``): called so, any
+        object is its ``self``, and its ``self.x = ...`` assigns attributes of torch's classes (red team b2)."""
+        if not isinstance(node.value, ast.Name):
+            return
+        kind, scope = self.resolve(node.value)
+        bindings = scope.bindings.get(node.value.id, []) if scope is not None and kind in ("module", "local",
+                                                                                          "free", "class") else []
+        classes = [n for how, _, n in bindings if how == "class" and isinstance(n, ast.ClassDef)]
+        for cls in classes:
+            for item in cls.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == node.attr and not any(
+                        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                        for d in item.decorator_list):
+                    self.add(node, "attribute", f"'{ast.unparse(node)}' is not allowed: a method of a class of this "
+                                                "file is called on its instances (self.name(...)), never through "
+                                                "the class, where any object could be its self")
+                    return
 
     def _format_call(self, node: ast.Attribute) -> None:
         """``str.format`` walks the attributes and keys its fields name, out of the guard's sight: only on a
@@ -704,6 +729,7 @@ class _Checker(ast.NodeVisitor):
                 self._refused_module_attribute(node, mine.dotted)
             elif mine.is_module:
                 self._module_value(node, mine)
+            self._attribute_by_name(node, name, base)
         elif base is not None and base.kind == "refused":
             pass
         elif self._is_getattr_call(node):
@@ -717,7 +743,22 @@ class _Checker(ast.NodeVisitor):
                 top = self._top_of_chain(node)
                 self._object_attribute(node, name.value, shown=None if top is not node else
                                        f"{func.id}(..., {name.value!r})")
+                self._attribute_by_name(node, name.value, self.static(node.args[0]))
         self.generic_visit(node)
+
+    def _attribute_by_name(self, node: ast.Call, attr: str, base: _Static | None) -> None:
+        """``getattr(x, "name")`` meets the rules ``x.name`` meets (red team b1: ``getattr(text, "format")``
+        with a format string made at run time read the judge's frames)."""
+        shown = ast.unparse(node)
+        if attr in ("format", "format_map"):
+            self.add(node, "attribute", f"'{shown}' is not allowed: str.{attr} only as a method of a string "
+                                        "literal (a format string made at run time can read any attribute); use "
+                                        "an f-string")
+        if attr in A.KERNEL_INTERNALS:
+            self.add(node, "attribute", f"the attribute '{attr}' (in '{shown}') is not allowed: "
+                                        f"{A.KERNEL_INTERNALS[attr]}")
+        if base is not None and base.kind in ("refmod", "refobj") and attr in A.REFERENCE_WALK_REFUSED:
+            self.add(node, "attribute", f"'{shown}' is not allowed: {A.REFERENCE_WALK_REFUSED[attr]}")
 
     # statements ---------------------------------------------------------------------------------------------
 

@@ -190,6 +190,26 @@ def test_other_assignment_forms_to_foreign_attribute_rejected(stmt):
     assert (f.line, f.rule) == (NEXT_LINE + 2, "patch")
 
 
+def test_a_method_read_through_its_class_is_refused():
+    """Called through the class, any object is its self: ``self.x = v`` then patches torch (red team b2)."""
+    src = "class A:\n    def put(self, v):\n        self.x = v\n\n\nA.put(torch.autograd.Function, 1)\n"
+    f = only(findings_of(src))
+    assert (f.line, f.rule) == (NEXT_LINE + 5, "attribute") and "'A.put'" in f.message
+    assert only(findings_of("class A:\n    def put(self, v):\n        self.x = v\n\n\nput = A.put\n")).rule \
+        == "attribute"                                        # as a value too
+    static = "class F:\n    @staticmethod\n    def forward(x):\n        return x\n\n\ny = F.forward(1)\n"
+    assert findings_of(static) == []                          # a static method has no self to replace
+    assert findings_of("class A:\n    def put(self, v):\n        self.x = v\n\n\nA().put(1)\n") == []
+
+
+@pytest.mark.parametrize("call", ["getattr(text, 'format')", "getattr(text, 'format_map')",
+                                  "getattr('{0.x}', 'format')"])
+def test_getattr_of_format_is_refused_like_the_attribute(call):
+    """``getattr(text, "format")(obj)`` reads any attribute of obj (red team b1)."""
+    f = only(findings_of(f"def g(text):\n    return {call}\n"))
+    assert f.rule == "attribute" and "str.format" in f.message
+
+
 def test_self_outside_a_method_is_not_self():
     f = only(findings_of("def g(self):\n    self.x = 1\n"))
     assert (f.line, f.rule) == (NEXT_LINE + 1, "patch")
@@ -473,12 +493,17 @@ def test_integer_to_pointer_casts_are_refused():
     ("import torch.utils.checkpoint", "torch.utils.checkpoint.torch.library.Library('aten', 'IMPL')"),
     ("import numpy as np", "np.lib.stride_tricks.as_strided"),
     ("import numpy as np", "np.frombuffer"),
+    ("import numpy as np", "np.fromregex('creds.txt', '(.*)', [('line', 'U99')])"),   # red team b18
+    ("import numpy as np", "np.savez_compressed"),
+    ("import numpy as np", "getattr(np, 'fromregex')"),
+    ("import torch.utils.checkpoint", "torch.utils.checkpoint.os.listdir('.')"),
+    ("import torch.utils.checkpoint", "getattr(torch.utils.checkpoint, 'sys')"),
 ])
 def test_paths_below_a_reference_import_do_not_reach_other_modules_or_raw_memory(reference_import, expr):
     reference = reference_import + "\n" + BASE
     f = findings_of(f"def g():\n    return {expr}\n", prefix=reference_import + "\n", reference_source=reference)
-    assert any("is not allowed" in x.message and (".torch'" in x.message or "raw memory" in x.message)
-               for x in f), f
+    assert any("is not allowed" in x.message and ("library imports for itself" in x.message or
+                                                  "raw memory" in x.message) for x in f), f
     ok = findings_of("def g(x):\n    return torch.utils.checkpoint.checkpoint(torch.relu, x, use_reentrant=False)\n",
                      prefix="import torch.utils.checkpoint\n", reference_source="import torch.utils.checkpoint\n" + BASE)
     assert ok == [], ok

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=global_state reason~"global state"
+# expect: verdict=invalid stage=guard check=guard reason~"never through the class"
 # isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
 """Patch the judge's view of the module: torch.nn.Module.named_buffers replaced (an unbound method of ModelNew, called
 with torch.nn.Module as self) by a function that yields nothing, so a check that compares the modules' buffers

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=global_state reason~"global state"
+# expect: verdict=invalid stage=guard check=guard reason~"never through the class"
 # isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
 """Patch: nn.LayerNorm.forward replaced (by an unbound method of ModelNew, called with nn.LayerNorm as self) by one
 that ignores the affine weight and bias, and the candidate ignores them too: the randomised-weights trial cannot

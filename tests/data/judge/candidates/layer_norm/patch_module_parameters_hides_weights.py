@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=global_state reason~"global state"
+# expect: verdict=invalid stage=guard check=guard reason~"never through the class"
 # isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
 """Patch the judge's view of the module: torch.nn.Module.parameters and .buffers replaced (unbound methods of ModelNew,
 called with torch.nn.Module as self) by functions that yield nothing. The reference computes as before (its forward

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=global_state reason~"global state"
+# expect: verdict=invalid stage=guard check=guard reason~"never through the class"
 # isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
 """Patch the judge's randomisation: torch.nn.Parameter.copy_ replaced (an unbound method of ModelNew, called with
 nn.Parameter as self) by a no-op. Trials that set "every parameter to random values" with param.copy_(...) now

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=global_state reason~"global state"
+# expect: verdict=invalid stage=guard check=guard reason~"never through the class"
 # isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
 """Patch: nn.Linear.forward replaced by one without the bias, and the candidate's matmul has no bias either: it matches
 the sabotaged reference on every trial, randomised weights included. The assignment is `self.forward = value` in a

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=global_state reason~"global state"
+# expect: verdict=invalid stage=guard check=guard reason~"never through the class"
 # isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
 """Patch, late: honest (the mask read) for six calls; in the seventh it replaces torch.Tensor.masked_fill by one that
 fills nothing (an unbound method of ModelNew, called with torch.Tensor as self) and from then on ignores the mask.

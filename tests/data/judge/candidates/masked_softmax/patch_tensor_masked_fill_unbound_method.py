@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=global_state reason~"global state"
+# expect: verdict=invalid stage=guard check=guard reason~"never through the class"
 # isolate: changes the worker process (torch, the judge or its process state); judged in a private pool
 """Patch: torch.Tensor.masked_fill (which the reference calls on its scores) replaced at import by one that fills
 nothing, so the reference ignores its mask and so can the kernel, random masks or not. The assignment is
