@@ -1,6 +1,6 @@
 """Example candidate: cuBLAS (torch) for the GEMM, the whole epilogue (bias, shift, exact GELU) in one Triton kernel.
-Calls the kernel was not written for (autograd needed, other dtypes, CPU tensors on a GPU machine) run the
-original computation."""
+Calls the kernel was not written for (autograd needed, forward-mode AD, other dtypes, CPU tensors on a GPU machine)
+run the original computation."""
 import torch
 import torch.nn as nn
 import triton
@@ -30,8 +30,9 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
+        dual = torch.autograd.forward_ad.unpack_dual(x).tangent is not None     # forward-mode AD (torch.func.jvp)
         elsewhere = not x.is_cuda and torch.cuda.is_available()     # CPU tensors on a GPU machine
-        if autograd or elsewhere or x.dtype != torch.float32 or torch.is_autocast_enabled(x.device.type) \
+        if autograd or dual or elsewhere or x.dtype != torch.float32 or torch.is_autocast_enabled(x.device.type) \
                 or self.linear._forward_hooks or self.linear._forward_pre_hooks:   # the original calls the layer
             return torch.nn.functional.gelu(self.linear(x) + self.shift)
         x2 = x.reshape(-1, x.shape[-1])

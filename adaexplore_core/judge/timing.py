@@ -62,24 +62,26 @@ def quartiles(samples: list[float]) -> tuple[float, float]:
 class FreshInputs:
     """New inputs for every call: a base set's floating tensors times elementwise factors in [0.5, 1.5), its
     integer and boolean tensors with their elements shuffled (same values, new places). Each call's inputs
-    can be made again, equal, from its recipe (``last_recipe``), so a checked call needs no copy of them."""
+    can be made again, equal, from its recipe (``last_recipe``), so a checked call needs no copy of them; and
+    torch's generators are left as that call found them, so a reference that draws random numbers (dropout)
+    draws the call's numbers again."""
 
     def __init__(self, base_sets: list[list[Any]], seed: int) -> None:
         self.base_sets = base_sets
         self.rng = random.Random(seed)
         self.calls = 0
-        self.last_recipe: tuple[int, int] = (0, 0)   # (base set, seed) of the inputs ``next`` returned last
+        self.last_recipe: tuple[int, int, int] = (0, 0, 0)   # (base set, inputs' seed, the call's seed) of the
+                                                              # inputs ``next`` returned last
 
     def next(self) -> list[Any]:
-        self.last_recipe = (self.calls % len(self.base_sets), self.rng.getrandbits(62))
+        self.last_recipe = (self.calls % len(self.base_sets), self.rng.getrandbits(62), self.rng.getrandbits(62))
         self.calls += 1
-        fresh = self.make(self.last_recipe)
-        torch.manual_seed(self.rng.getrandbits(62))      # the call itself sees a fresh RNG state
-        return fresh
+        return self.make(self.last_recipe)       # the call itself sees a fresh RNG state, its recipe's
 
-    def make(self, recipe: tuple[int, int]) -> list[Any]:
-        """The inputs of ``recipe``: new tensors, equal to those ``next`` returned with it."""
-        base, seed = recipe
+    def make(self, recipe: tuple[int, int, int]) -> list[Any]:
+        """The inputs of ``recipe``: new tensors, equal to those ``next`` returned with it, and torch's
+        generators seeded as that call's were."""
+        base, seed, call_seed = recipe
         torch.manual_seed(seed)
         fresh = []
         for x in self.base_sets[base]:
@@ -92,6 +94,7 @@ class FreshInputs:
                 fresh.append(x.clone())
             else:
                 fresh.append(x)
+        torch.manual_seed(call_seed)
         return fresh
 
 

@@ -346,6 +346,13 @@ def output_grads(outputs: list[torch.Tensor], seed: int) -> list[torch.Tensor | 
             if o.is_floating_point() and o.requires_grad else None for o in outputs]
 
 
+def tangents(inputs: list[Any], seed: int) -> list[torch.Tensor | None]:
+    """A random tangent for each floating tensor input of the forward-mode trial (None for the others)."""
+    draws = Draws(seed)
+    return [torch.randn(x.shape, generator=draws.on(x.device), device=x.device, dtype=torch.float32).to(x.dtype)
+            if isinstance(x, torch.Tensor) and x.is_floating_point() else None for x in inputs]
+
+
 def loss(outputs: list[torch.Tensor], grads: list[torch.Tensor | None]) -> torch.Tensor:
     """sum((output * grad_output).sum()) over the outputs that have a grad_output: its backward pass gives
     every input and parameter the gradient of the outputs along ``grads``."""

@@ -10,6 +10,7 @@ other train/eval mode, the CPU) -> timing -> a trial after timing.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import functools
 import inspect
@@ -30,6 +31,7 @@ import torch
 from ..schema import envelope as envelope_text
 from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task, to_device
 from . import envelope as envelopes
+from . import indexing, witness
 from . import trials as ood
 from .correctness import (LaunchCounter, RandomDrawMismatch, Tolerance, aliased_outputs, buffer_tolerance,
                           compare_outputs, mutated, recording_random_draws, replaying_random_draws, same_layout_copy,
@@ -47,9 +49,9 @@ FEW_CHANGED_TRIALS = 3       # trials on inputs equal to earlier ones but for a 
 
 # What a kept patch must do, said after the failure of each trial of the envelope stage (for the rule an LLM's
 # failure is distilled into).
-SHAPES_RULE = ("ModelNew must give the reference's outputs for every size the user's program passes, not only "
-               "the traced ones (derive sizes from the inputs, never hard-code them; fall back to the original "
-               "forward where the kernels do not apply)")
+SHAPES_RULE = ("ModelNew must give the reference's outputs for every size the user's program passes, an empty "
+               "batch included, not only the traced ones (derive sizes from the inputs, never hard-code them; fall "
+               "back to the original forward where the kernels do not apply)")
 GRADIENTS_RULE = ("after Apply, training through ModelNew must work (fall back to the original forward when "
                   "autograd is needed; a custom backward must be differentiable itself when torch.is_grad_enabled() "
                   "inside it, as under create_graph=True)")
@@ -57,11 +59,16 @@ DTYPES_RULE = ("ModelNew must also work after model.to(another dtype) (bfloat16,
                "on inputs of another dtype than its parameters, returning the dtype the reference returns with its "
                "precision (compute in float32 inside the kernel and store in the dtype PyTorch would return, or "
                "fall back to the original forward for other dtypes)")
+FORWARD_MODE_RULE = ("ModelNew must carry forward-mode tangents as the original does (torch.func.jvp, jacfwd): fall "
+                     "back to the original forward when an input is a dual tensor "
+                     "(torch.autograd.forward_ad.unpack_dual(x).tangent is not None)")
 LAYOUTS_RULE = ("ModelNew must accept non-contiguous inputs (a transposed or permuted tensor, a slice) and "
                 "parameters converted with model.to(memory_format=torch.channels_last) as the reference does (read "
                 "every stride, call .contiguous(), or fall back to the original forward)")
-MODES_RULE = ("ModelNew must follow model.train() and model.eval() as the reference does (fall back to the "
-              "original forward in the mode the kernels were not written for)")
+MODES_RULE = ("ModelNew must follow model.train() and model.eval() as the reference does, each submodule's own "
+              "mode included (batch norm frozen while training, dropout left on at inference: read the "
+              "submodule's .training; fall back to the original forward in the mode the kernels were not "
+              "written for)")
 DEVICES_RULE = ("ModelNew must also run after model.cpu(), as the reference does (fall back to the original "
                 "forward for tensors not on the GPU)")
 SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float and int arguments, "
@@ -71,10 +78,17 @@ WEIGHTS_RULE = ("ModelNew must read its weights on every call: a program changes
                 "optimizer step, an EMA update, pruning), in train and in eval mode; never cache them or what is "
                 "computed from them")
 PROGRAM_RULE = ("ModelNew must behave as the original under what a program wraps around a module: autocast "
-                "(return the dtype autocast gives, or fall back), forward hooks on its submodules (call the "
+                "in bfloat16 or float16 (compute in torch.get_autocast_dtype(device_type) and return the dtype "
+                "autocast gives, or fall back), forward hooks on its submodules (call the "
                 "submodules, or fall back when a hook is registered), parameters replaced by new ones (look them "
                 "up on every call), optional arguments given (use them, or fall back)")
 NORM_LAYERS = (torch.nn.modules.batchnorm._BatchNorm, torch.nn.modules.instancenorm._InstanceNorm)
+DROPOUT_LAYERS = (torch.nn.modules.dropout._DropoutNd,)
+# The stages whose candidate forwards get fresh memory as a program does (``plain_memory``): the calls a program
+# makes around the module, at get_inputs' size, in both modes. The fresh, out-of-range, size, layout, gradient,
+# dtype and mode trials keep the NaN fill (an output element never written shows there); the size trials add one
+# trial with plain memory at a smaller size drawn from those the reference accepted.
+PLAIN_MEMORY_STAGES = ("repeat_calls", "settings", "weights", "program")
 RULED_CHECKS = ("runs", "compiles", "output_structure", "values", "finite")   # renamed to the trial's check
 
 
@@ -300,6 +314,7 @@ class Judging:
         self.trial_launches = 0           # ...and in the last trial's forward, whichever it was
         self.last_inputs: list[Any] = []  # the last normal trial's inputs, untouched (a base set for timing)
         self.updated_buffers: set[str] = set()   # reference buffers its forward changes (running statistics)
+        self.reference_indexes = False    # on a GPU: its forward indexes memory by tensor values (indexing.py)
         self.global_state: GlobalState | None = None
         self.rng = random.Random(request.seed)
         self.envelope: dict[str, Any] = {"declared": envelope_text.declared(request.candidate_source)}
@@ -368,14 +383,19 @@ class Judging:
     def deterministic(self, when: str) -> Iterator[None]:
         """PyTorch's deterministic algorithms (warn-only) and cuDNN's inside the block, restored after it: a
         fallback that runs the reference's own code gets its gradients exactly, not its atomics' run-to-run
-        noise. The flags must be as set when the block ends (the candidate may not change them)."""
-        saved = _determinism()
+        noise. The flags must be as set when the block ends (the candidate may not change them). Fresh memory is
+        NaN-filled there (torch's deterministic-mode fill), except inside ``plain_memory()``."""
+        import torch.utils.deterministic as fills
+
+        saved, fill = _determinism(), fills.fill_uninitialized_memory
         _set_determinism(DETERMINISTIC)
+        fills.fill_uninitialized_memory = not _PLAIN_MEMORY.get()
         try:
             yield
         finally:
             seen = _determinism()
             _set_determinism(saved)
+            fills.fill_uninitialized_memory = fill
         if seen != DETERMINISTIC:
             raise self.fail("correctness", "global_state", f"{when}: the determinism flags changed",
                             f"The candidate changed torch's determinism flags {when}; it would change what the "
@@ -392,11 +412,11 @@ class Judging:
 
     # stage: import the candidate and build ModelNew with the reference's weights
     def load_candidate(self, task: Any, folder: Path) -> tuple[Any, Any]:
-        seed = self.seed()
+        seed = witness.build_seed(self.request)        # the witness builds the reference as this does
         try:
             reference = task.build(task.model_class, seed, self.device)
             with torch.no_grad():                      # lazy initialisations of torch and the libraries
-                reference(*task.make_inputs(self.seed(), self.device))
+                reference(*task.make_inputs(witness.warmup_seed(self.request), self.device))
             self.sync()
         except TaskError as e:
             raise Failed(error("reference", str(e))) from e
@@ -453,6 +473,32 @@ class Judging:
                             "differ; keep the reference's signature")
         self.pass_check("signature", f"forward({', '.join(ref)}) as the reference's")
 
+    def record_witnessed(self, task: Any, reference: Any, candidate: Any, folder: Path) -> None:
+        """ModelNew's outputs on the witnessed inputs and the gradients of a backward, recorded in its folder
+        before any trial: the witness process compares them with the reference's after this process has
+        exited (witness.py)."""
+        params_before = {n: p.detach().clone() for n, p in ood.named_parameters_of(candidate)}
+        buffers = BufferStates(reference, candidate)
+        _run_candidate(lambda: witness.record(task, candidate, reference, self.request, self.device, folder),
+                       "forward")
+        _run_candidate(self.sync, "forward")
+        witness.replay(task, reference, self.request, self.device)      # the reference's state moves alike
+        self.sync()
+        self.check_global_state("in the witnessed forward and backward")
+        moved = [n for n, p in ood.named_parameters_of(candidate) if not torch.equal(p.detach(), params_before[n])]
+        if moved:
+            raise self.fail("correctness", "state", f"witnessed backward: parameter(s) {moved[:3]} changed",
+                            f"The candidate changed its parameter(s) {', '.join(moved[:3])} in its forward or "
+                            "backward; only the optimizer may change them")
+        self.check_state(buffers, "the witnessed forward and backward", self.tolerance)
+
+    def note_indexing(self, task: Any, reference: Any) -> None:
+        """On a GPU, whether the reference indexes memory by tensor values (then trials with inputs it may
+        refuse ask a CPU copy of it first: an index out of range there is a device-side assert)."""
+        if self.device.type == "cuda":
+            self.reference_indexes = bool(indexing.indexing_ops(reference, task.make_inputs(self.seed(),
+                                                                                           self.device)))
+
     def fresh(self, task: Any) -> Inputs:
         return Inputs(task.make_inputs(self.seed(), self.device), f"trial {self.trials_done + 1}")
 
@@ -507,6 +553,8 @@ class Judging:
 
         with torch.no_grad():
             if skippable:               # a skipped trial leaves no trace: the reference's buffers as they were
+                if self.reference_indexes and indexing.refused_on_cpu(reference, ref_in):
+                    return False        # asked on the GPU, it would end this process's CUDA context
                 try:
                     ref_out = run_reference()
                 except Exception:  # noqa: BLE001 - the reference is not defined there: nothing to compare
@@ -625,7 +673,12 @@ class Judging:
 
     def repeated_calls(self, task: Any, reference: Any, candidate: Any) -> None:
         """Calls that a cache or a call counter gets wrong: the same tensors again with new values in place,
-        new tensors equal to earlier ones but for one element, and several calls in a row on new values."""
+        new tensors equal to earlier ones but for one element, and several calls in a row on new values; with
+        fresh memory as a program gets it (``plain_memory``)."""
+        with plain_memory():
+            self._repeated_calls(task, reference, candidate)
+
+    def _repeated_calls(self, task: Any, reference: Any, candidate: Any) -> None:
         first = self.fresh(task)
         same_objects = plain_copies(first.values)
         first.candidate_values = same_objects
@@ -658,7 +711,7 @@ class Judging:
         del kept
         count = 2 + FEW_CHANGED_TRIALS + SEQUENCE_CALLS
         self.pass_check("repeat_calls", f"{count} repeated calls matched (the same tensors with new values, a few "
-                                        "elements changed, calls in a row)")
+                                        "elements changed, calls in a row; fresh memory not NaN-filled)")
 
     def out_of_distribution(self, task: Any, reference: Any, candidate: Any) -> None:
         """Randomised weights, inputs x50, inputs shifted negative, random masks."""
@@ -725,7 +778,7 @@ class Judging:
             random_start.finished("reference")
             try:
                 random_start.rewind()
-                with _nan_filled_memory(), self.counter.skipping():
+                with _nan_filled_memory(always=True), self.counter.skipping():
                     out = flatten_outputs(candidate(*cand_in), "the candidate's")
                 self.sync()
             except Exception:  # noqa: BLE001 - it failed without its kernels: it depends on them
@@ -743,7 +796,7 @@ class Judging:
                              ("settings", self.settings), ("gradients", self.gradients), ("dtypes", self.dtypes),
                              ("modes", self.modes), ("weights", self.weights_in_place), ("program", self.program),
                              ("devices", self.devices)):
-            with self.phase(name):
+            with self.phase(name), plain_memory() if name in PLAIN_MEMORY_STAGES else contextlib.nullcontext():
                 trials(task, reference, candidate)
 
     @contextlib.contextmanager
@@ -763,8 +816,9 @@ class Judging:
             raise
 
     def shapes(self, task: Any, reference: Any, candidate: Any) -> None:
-        """Other batch (B) and sequence (S) sizes, each at half, twice and an odd size; a size the candidate's
-        ENVELOPE declares free must take its Triton path."""
+        """Other batch (B) and sequence (S) sizes, each at half, twice and an odd size, then one of the smaller
+        ones again with fresh memory as a program gets it (``plain_memory``), drawn at random, and an empty batch;
+        a size the candidate's ENVELOPE declares free must take its Triton path."""
         example = task.make_inputs(self.seed(), self.device)
         validated: list[dict[str, Any]] = []
         skipped: list[dict[str, str]] = []
@@ -777,6 +831,7 @@ class Judging:
                             "the first input) and S (its dim 1, rank 3 and up) can be declared free, and the "
                             "judge validates those")
         variants = envelopes.variants(example)
+        accepted_variants = []
         for variant in variants:
             label = variant.label
             if envelopes.too_large(example, variant):
@@ -789,6 +844,7 @@ class Judging:
             if not accepted:
                 skipped.append({"label": label, "why": "not accepted by the reference"})
                 continue
+            accepted_variants.append(variant)
             triton = self.trial_launches > 0
             claimed = envelopes.claims_triton(self.envelope["declared"], variant.symbol, self.device.type,
                                               variant.new)
@@ -810,7 +866,48 @@ class Judging:
                             f"The candidate's ENVELOPE declares {', '.join(untried)} free, but no other size of it "
                             "can be tried (the inputs have no such dim): declare free only the sizes the judge "
                             "validates")
-        self.pass_check("shapes", _shapes_detail(validated, skipped))
+        detail = _shapes_detail(validated, skipped)
+        smaller = [v for v in accepted_variants if v.new < v.size]     # cheap: no larger than get_inputs' size
+        if smaller:
+            variant = self.rng.choice(smaller)
+            label = f"{variant.label.removesuffix(')')}, fresh memory not NaN-filled)"
+            with self.rule("shapes", label, SHAPES_RULE), plain_memory():
+                self.trial(reference, candidate, Inputs(envelopes.resized(example, variant, self.seed()), label),
+                           normal=False, skippable=True, launch_required=False)
+            detail += f"; {variant.symbol} = {variant.new} again with fresh memory not NaN-filled"
+        self.pass_check("shapes", f"{detail}; {self.empty_batch(reference, candidate, example)}")
+
+    def empty_batch(self, reference: Any, candidate: Any, example: list[Any]) -> str:
+        """The inputs with B (dim 0 of the first input, and of the inputs that share its size) at 0, where the
+        reference runs there (a filter that kept no rows, the last batch of an exact split): the candidate must
+        give the reference's empty outputs, shapes and dtypes, without raising. Returns the check's detail."""
+        found = envelopes.symbols(example).get("B")
+        if found is None:
+            return "empty batch not tried (no batch dim above 1)"
+        variant = envelopes.Variant("B", found[0], found[1], 0)
+        values = envelopes.resized(example, variant, self.seed())
+        label = f"empty batch trial (B: {found[1]} -> 0)"
+        if not self._probe_reference(reference, values)[0]:
+            return "empty batch not tried (the reference raises there)"
+        with self.rule("shapes", label, SHAPES_RULE):
+            self.trial(reference, candidate, Inputs(values, label), normal=False, launch_required=False)
+        return "empty batch (B = 0) matched"
+
+    def _probe_reference(self, reference: Any, inputs: list[Any]) -> tuple[bool, bool]:
+        """(whether a copy of the reference runs on copies of ``inputs`` without raising, whether it drew from
+        torch's random generators there); the generators as they were, the reference's buffers untouched."""
+        if self.reference_indexes and indexing.refused_on_cpu(reference, inputs):
+            return False, False         # asked on the GPU, it would end this process's CUDA context
+        saved = _rng_states(self.device)
+        try:
+            with torch.no_grad():
+                copy.deepcopy(reference)(*plain_copies(inputs))
+            self.sync()
+            return True, _rng_moved(saved, self.device)
+        except Exception:  # noqa: BLE001 - the reference is not defined there
+            return False, False
+        finally:
+            _set_rng_states(saved, self.device)
 
     def envelope_inputs(self, task: Any, device: torch.device | None = None,
                         size: str = "example") -> tuple[list[Any] | None, str]:
@@ -850,8 +947,7 @@ class Judging:
                 continue
             label = f"layout trial ({layout.replace('_', ' ')} inputs)"
             with self.rule("layouts", label, LAYOUTS_RULE):
-                ran = self.trial(reference, candidate, Inputs(changed, label), normal=False, skippable=True,
-                                 launch_required=False)
+                ran = self.layout_trial(reference, candidate, changed, label)
             del changed
             if ran:
                 accepted.append(layout)
@@ -877,6 +973,30 @@ class Judging:
                                                                            "reference")
         self.envelope["layouts"] = accepted
         self.pass_check("layouts", "; ".join(details) if details else "not tried: no input of rank 2 or more")
+
+    def layout_trial(self, reference: Any, candidate: Any, values: list[Any], label: str) -> bool:
+        """One layout trial (skippable: whether it ran). torch draws random numbers in memory order, so where the
+        reference's forward draws them (dropout) the element each number lands on follows the layout: a candidate
+        that makes its inputs contiguous first (as LAYOUTS_RULE says) draws the same numbers for other elements.
+        There its outputs may instead match the reference's on contiguous copies of the same values, from the
+        same generator state: the reference's own outputs, for the layout its kernels read."""
+        buffers = BufferStates(reference, candidate)      # the reference's buffers before the first try
+        try:
+            return self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                              launch_required=False)
+        except Failed as f:
+            failed = f.verdict.failed_check()
+            if failed is None or failed.name != "values" or not self._probe_reference(reference, values)[1]:
+                raise
+            first = f
+        buffers.restore_reference(reference)
+        contiguous = [x.contiguous() if isinstance(x, torch.Tensor) else x for x in values]
+        again = Inputs(contiguous, f"{label}, compared with the reference on contiguous copies (random draws in "
+                                   "memory order)", candidate_values=plain_copies(values))
+        try:
+            return self.trial(reference, candidate, again, normal=False, skippable=True, launch_required=False)
+        except Failed:
+            raise first from None
 
     def settings(self, task: Any, reference: Any, candidate: Any) -> None:
         """What a program sets besides the inputs' values, as it does: the plain float attributes of the modules
@@ -985,17 +1105,20 @@ class Judging:
         self.pass_check("weights", "matched the reference after weights changed in place: " + ", ".join(done))
 
     def program(self, task: Any, reference: Any, candidate: Any) -> None:
-        """What else a program does around the module: runs it under autocast (bfloat16), registers forward hooks
-        on its submodules (pruning, activation capture), and replaces a parameter with a new one before training
-        it (then the gradient trial runs again)."""
+        """What else a program does around the module: runs it under autocast (bfloat16, then float16: CUDA's
+        default) and inference mode, holds a second instance, passes optional arguments, registers forward hooks
+        on its submodules (pruning, activation capture), replaces a parameter with a new one before training it
+        (then the gradient trial runs again), and takes a forward-mode derivative (``forward_gradients``)."""
         details = []
-        values, note = self.envelope_inputs(task)
-        label = f"autocast trial (torch.autocast({self.device.type!r}, bfloat16)){note}"
-        with self.rule("program", label, PROGRAM_RULE):
-            ran = self.trial(reference, candidate, Inputs(values, label, dtype_tolerance=True, around=functools.partial(
-                torch.autocast, self.device.type, dtype=torch.bfloat16)), normal=False, skippable=True,
-                launch_required=False)
-        details.append(label if ran else "autocast not tried (the reference gives no finite output)")
+        for dtype in (torch.bfloat16, torch.float16):
+            name = str(dtype).removeprefix("torch.")
+            values, note = self.envelope_inputs(task)
+            label = f"autocast trial (torch.autocast({self.device.type!r}, {name})){note}"
+            with self.rule("program", label, PROGRAM_RULE):
+                autocast = functools.partial(torch.autocast, self.device.type, dtype=dtype)
+                ran = self.trial(reference, candidate, Inputs(values, label, dtype_tolerance=True, around=autocast),
+                                 normal=False, skippable=True, launch_required=False)
+            details.append(label if ran else f"autocast in {name} not tried (the reference gives no finite output)")
         values, note = self.envelope_inputs(task)
         label = f"inference mode trial (torch.inference_mode()){note}"
         with self.rule("program", label, PROGRAM_RULE):
@@ -1041,6 +1164,7 @@ class Judging:
                     new.requires_grad_(requires_grad)
             if ran is not None and ran[0] is not None:
                 details.append("gradient trial (parameters replaced by new ones)")
+        details.append(self.forward_gradients(task, reference, candidate))
         self.pass_check("program", "matched the reference: " + "; ".join(details))
 
     def second_instance(self, task: Any, reference: Any, candidate: Any) -> list[str]:
@@ -1124,7 +1248,8 @@ class Judging:
         .grad already holds values (training, gradient accumulation); parameters frozen (inputs with grad); the
         first parameter alone frozen (fine-tuning a part); all requiring grad in the other train/eval mode; at
         an odd size; a non-contiguous grad_output; backward twice with retain_graph; a second-order gradient
-        (a gradient penalty). Where the reference cannot run one (no double backward), it is not tried."""
+        (a gradient penalty). Where the reference cannot run one (no double backward), it is not tried.
+        (Forward mode, ``forward_gradients``, is a trial of the program stage.)"""
         self.check_parameters(reference, candidate)
         other = "eval" if reference.training else "train"
         details: list[str] = []
@@ -1152,6 +1277,91 @@ class Judging:
         self.pass_check("gradients", ("; ".join(details) if details else
                                       "not tried: the reference is not differentiable (no output requires grad, "
                                       "or it raises with autograd on)") + note)
+
+    def forward_gradients(self, task: Any, reference: Any, candidate: Any) -> str:
+        """Forward-mode AD, as ``torch.func.jvp`` and ``jacfwd`` use it: the floating inputs made dual tensors
+        (``torch.autograd.forward_ad``) with random tangents, the parameters frozen (a Jacobian-vector product of a
+        frozen model). The outputs and their tangents must match the reference's (the float64 evaluation decides
+        where they miss the tolerance); not tried where the reference raises there or gives no tangent. The
+        candidate's forward gets NaN-filled memory, as in the trials. Returns the check's detail."""
+        values, note = self.envelope_inputs(task)
+        tangents = ood.tangents(values, self.seed())
+        label = f"forward-mode gradient trial (dual inputs, parameters frozen){note}"
+        if not any(t is not None for t in tangents):
+            return "forward mode not tried (no floating input)"
+        flags = [(p, p.requires_grad) for p in ood.parameters_of(reference) + ood.parameters_of(candidate)]
+        random_start = SharedRandomStart(self.device)     # both forwards draw the same random numbers
+        buffers = BufferStates(reference, candidate)
+        when = f"in its forward ({label})"
+        try:
+            for p, _ in flags:
+                p.requires_grad_(False)
+            try:
+                ref_out, ref_tangents = _forward_mode(reference, plain_copies(values), tangents, "the reference's")
+                self.sync()
+            except Exception:  # noqa: BLE001 - the reference does not support forward-mode AD there
+                buffers.restore_reference(reference)
+                return "forward mode not tried (the reference raises with dual inputs)"
+            random_start.finished("reference")
+            if all(t is None for t in ref_tangents):
+                buffers.restore_reference(reference)
+                return "forward mode not tried (no output of the reference carries a tangent)"
+            with self.rule("program", label, FORWARD_MODE_RULE), _nan_filled_memory():
+                random_start.rewind()
+                cand_out, cand_tangents = _run_candidate(
+                    lambda: _forward_mode(candidate, plain_copies(values), tangents, "the candidate's"),
+                    "forward (with forward-mode AD)")
+                _run_candidate(self.sync, "forward (with forward-mode AD)")
+                random_start.finished("candidate")
+        finally:
+            random_start.settle()
+            for p, requires_grad in flags:
+                p.requires_grad_(requires_grad)
+        self.check_global_state(when)
+        self.check_random_draws(label, random_start)
+        exact = functools.cache(lambda: None if random_start.drew("reference") else
+                                self._exact_forward_mode(reference, buffers, values, tangents))
+        with self.rule("program", label, FORWARD_MODE_RULE):
+            mismatch = compare_outputs(ref_out, cand_out, self.tolerance)
+            if mismatch is not None and mismatch.name == "values" and exact() is not None:
+                mismatch = compare_outputs(ref_out, cand_out, self.tolerance, exact()[0])
+            if mismatch is not None:
+                raise self.mismatch_failure(mismatch, label)
+        for i, (r, c) in enumerate(zip(ref_tangents, cand_tangents)):
+            name = f"output {i} tangent" if len(ref_tangents) > 1 else "output tangent"
+            if r is None:
+                continue
+            if c is None:
+                raise self.fail("correctness", "program", f"{label}: {name} is None where the reference's is not",
+                                "The candidate's outputs carry no forward-mode tangent where the reference's do "
+                                f"({label}): {FORWARD_MODE_RULE}")
+            found = compare_outputs([r], [c], self.tolerance, layout=False)
+            if found is not None and found.name == "values" and exact() is not None:
+                found = compare_outputs([r], [c], self.tolerance, [exact()[1][i]], layout=False)
+            if found is not None:
+                what = found.detail.replace("output", name, 1)
+                raise self.fail("correctness", "program", f"{label}: {what}",
+                                f"The candidate's forward-mode tangents differ from the reference's in the {label} "
+                                f"({what}): {FORWARD_MODE_RULE}")
+        self.check_state(buffers, label, self.tolerance)
+        return f"{label}: outputs and tangents matched the reference's"
+
+    def _exact_forward_mode(self, reference: Any, buffers: BufferStates, values: list[Any],
+                            tangents: list[Any]) -> tuple[list[Any], list[Any]] | None:
+        """The reference's outputs and tangents in float64 from the trial's starting state (None if that
+        cannot run)."""
+        saved = _rng_states(self.device)
+        try:
+            model = copy.deepcopy(reference)
+            buffers.restore_reference(model)
+            model = model.double()
+            inputs = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in values]
+            return _forward_mode(model, inputs, [t.double() if t is not None else None for t in tangents],
+                                 "the float64 reference's")
+        except Exception:  # noqa: BLE001 - no second opinion; the first comparison stands
+            return None
+        finally:
+            _set_rng_states(saved, self.device)
 
     def check_parameters(self, reference: Any, candidate: Any) -> None:
         """The candidate's parameters must be the reference's, by name and requires_grad: an optimizer built from
@@ -1421,7 +1631,8 @@ class Judging:
         """Both models switched to the other mode (eval when the reference is training, else train): a trial
         at get_inputs' size and one at an odd size, one call in the original mode (which may change state, as
         training does), then the other mode again; and, in train mode, the norm layers alone in eval (a
-        fine-tuning setup). Every submodule's mode is restored afterwards. Where the ENVELOPE leaves the other
+        fine-tuning setup), then in eval mode the dropout layers alone in train (Monte Carlo dropout). Every
+        submodule's mode is restored afterwards. Where the ENVELOPE leaves the other
         mode on the Triton path, its kernels must run there."""
         original, switched = ("train", "eval") if reference.training else ("eval", "train")
         saved = _modes(reference), _modes(candidate)
@@ -1453,6 +1664,7 @@ class Judging:
                     self.check_mode_claim(reference, candidate, values, switched, label)
             if accepted:
                 matched.extend(self.norm_layers_alone(task, reference, candidate))
+                matched.extend(self.dropout_layers_alone(task, reference, candidate))
         finally:
             _restore_modes(reference, saved[0])
             _restore_modes(candidate, saved[1])
@@ -1491,6 +1703,31 @@ class Judging:
             _run_candidate(lambda: layer.eval(), f"submodule's .eval() ({name})")
         values, note = self.envelope_inputs(task)
         label = f"train mode trial with {', '.join(names[:3])} in eval{note}"
+        with self.rule("modes", label, MODES_RULE):
+            ran = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                             launch_required=False)
+        return [label] if ran else []
+
+    def dropout_layers_alone(self, task: Any, reference: Any, candidate: Any) -> list[str]:
+        """In eval mode with the dropout layers alone in train (Monte Carlo dropout: several sampled forwards at
+        inference), by name in both models; none to switch: nothing to do. Returns the trial's label if it
+        matched."""
+        names = [n for n, m in reference.named_modules() if n and isinstance(m, DROPOUT_LAYERS)]
+        if not names:
+            return []
+        reference.eval()
+        _run_candidate(lambda: candidate.eval(), "module's .eval()")
+        for name in names:
+            reference.get_submodule(name).train()
+            try:
+                layer = ood.submodule_of(candidate, name)
+            except AttributeError as e:
+                raise self.fail("correctness", "modes", f"no submodule {name!r}",
+                                f"ModelNew has no submodule {name!r}, which the reference has: a user's "
+                                f"model.{name}.train() would fail: {MODES_RULE}") from e
+            _run_candidate(lambda: layer.train(), f"submodule's .train() ({name})")
+        values, note = self.envelope_inputs(task)
+        label = f"eval mode trial with {', '.join(names[:3])} in train (Monte Carlo dropout){note}"
         with self.rule("modes", label, MODES_RULE):
             ran = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
                              launch_required=False)
@@ -1592,7 +1829,7 @@ class Judging:
 
     def _poison_allocator(self, inputs: list[Any]) -> None:
         """Fill freed CUDA cache blocks with NaN so an unwritten output cannot inherit old results."""
-        if self.device.type != "cuda":
+        if self.device.type != "cuda" or _PLAIN_MEMORY.get():
             return
         nbytes = sum(x.numel() * x.element_size() for x in inputs if isinstance(x, torch.Tensor))
         poison = torch.full((max(nbytes, 1 << 20) // 4 * 2,), float("nan"), device=self.device)
@@ -1627,16 +1864,18 @@ class Judging:
 
     def _check_timed_outputs(self, reference: Any, kept: list[tuple[Callable[[], list[Any]], Any]]) -> int:
         for make_inputs, out in kept:
-            inputs = make_inputs()
+            inputs = make_inputs()                  # and torch's generators as the timed call found them
             originals = snapshot(inputs)
+            before = _rng_states(self.device)
             with torch.no_grad():
                 ref_out = flatten_outputs(reference(*inputs), "the reference's")
+            drew = _rng_moved(before, self.device)
             try:
                 cand_out = flatten_outputs(out, "the candidate's")
             except TaskError as e:
                 raise self.fail("correctness", "timed_outputs", str(e), f"A timed call: {e}") from e
             mismatch = compare_outputs(ref_out, cand_out, self.tolerance)
-            if mismatch is not None and mismatch.name == "values":
+            if mismatch is not None and mismatch.name == "values" and not drew:   # a float64 run would draw anew
                 mismatch = compare_outputs(ref_out, cand_out, self.tolerance,
                                            self._exact_reference(reference, originals, inputs, None))
             if mismatch is not None:
@@ -1644,6 +1883,19 @@ class Judging:
                                 "A timed call's output differs from the reference on the same inputs "
                                 f"({mismatch.detail}): the candidate behaves differently while timed")
         return len(kept)
+
+
+def _forward_mode(model: Any, inputs: list[Any], tangents: list[Any], whose: str) -> tuple[list[Any], list[Any]]:
+    """``model``'s outputs on ``inputs`` made dual tensors with ``tangents`` (None: a plain input), and each
+    output's tangent (None where it has none), read inside one forward-AD level."""
+    import torch.autograd.forward_ad as forward_ad
+
+    with forward_ad.dual_level():
+        duals = [forward_ad.make_dual(x, t) if t is not None else x for x, t in zip(inputs, tangents)]
+        outputs = flatten_outputs(model(*duals), whose)
+        unpacked = [forward_ad.unpack_dual(o) for o in outputs]
+        return ([u.primal.detach().clone() for u in unpacked],
+                [u.tangent.detach().clone() if u.tangent is not None else None for u in unpacked])
 
 
 def _halve_inputs(module: torch.nn.Module, args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -1791,11 +2043,32 @@ def _set_determinism(flags: tuple[bool, bool, bool, bool]) -> None:
     torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = flags[2], flags[3]
 
 
+_PLAIN_MEMORY = contextvars.ContextVar("plain_memory", default=False)   # set inside ``plain_memory()``
+
+
 @contextlib.contextmanager
-def _nan_filled_memory() -> Iterator[None]:
-    """torch.empty and friends return NaN-filled memory inside the block (torch's deterministic-mode fill)."""
+def plain_memory() -> Iterator[None]:
+    """Inside the block, the trials' candidate forwards get fresh memory as a user's program does: no NaN fill
+    (``_nan_filled_memory`` leaves the allocator and the determinism flags alone, the CUDA poison is skipped, the
+    gradient trials' deterministic mode fills nothing). Without such trials, NaN in a fresh ``torch.empty`` would
+    tell a candidate that it is being judged (a1_nanprobe behaved only then)."""
+    token = _PLAIN_MEMORY.set(True)
+    try:
+        yield
+    finally:
+        _PLAIN_MEMORY.reset(token)
+
+
+@contextlib.contextmanager
+def _nan_filled_memory(always: bool = False) -> Iterator[None]:
+    """torch.empty and friends return NaN-filled memory inside the block (torch's deterministic-mode fill), so an
+    output element the candidate never writes shows; inside ``plain_memory()`` nothing changes unless ``always``
+    (the ablation trial: launches skipped must leave NaN, not an earlier call's results)."""
     import torch.utils.deterministic as deterministic
 
+    if _PLAIN_MEMORY.get() and not always:
+        yield
+        return
     flags, fill = _determinism(), deterministic.fill_uninitialized_memory
     _set_determinism((True, True) + flags[2:])
     deterministic.fill_uninitialized_memory = True
@@ -1828,6 +2101,8 @@ def judge(channel: Channel, request: JudgeRequest, counter: LaunchCounter, folde
         with job.gpu(exclusive=False, timing_next=request.timing):
             with job.phase("candidate"):
                 reference, candidate = job.load_candidate(task, folder)
+                job.record_witnessed(task, reference, candidate, folder)
+                job.note_indexing(task, reference)
             with job.phase("trials"):
                 for _ in range(request.trials):
                     job.trial(reference, candidate, job.fresh(task))

@@ -7,11 +7,15 @@ sends its verdict and exits; the zygote reports the child's pid when it starts a
 (a crash is a verdict too). The child never holds the pool's protocol descriptors: it talks on a socket of its
 own, and the zygote relays only the messages a candidate's process may send (one verdict, for its own request;
 device and timing requests) and the pool's answers, until the child has exited. So a candidate's process, or
-anything it left behind, can neither report its own exit nor read the next request. A child dies with the
-zygote (a parent-death signal, set before the sandbox), and the zygote with the pool (``lifetime.py``).
+anything it left behind, can neither report its own exit nor read the next request. A valid verdict is held
+until then, and passed on only after a witness process (forked alike, never running candidate code) has
+compared the outputs the candidate's process recorded with the reference's (``witness.py``). A child dies
+with the zygote (a parent-death signal, set before the sandbox), and the zygote with the pool
+(``lifetime.py``).
 """
 from __future__ import annotations
 
+import dataclasses
 import faulthandler
 import os
 import select
@@ -36,12 +40,15 @@ WHOLE_GPU_FRACTION = 0.7   # a task that needs "the whole GPU": all but room for
 # What a candidate's process may say to the pool (worker.py): everything else ("started", "exited", "ready")
 # only the zygote says.
 CHILD_MESSAGES = frozenset({"verdict", "clock", "acquire", "release", "time", "samples", "completion"})
+WITNESS_MESSAGES = frozenset({"witness", "clock", "acquire", "release"})   # the witness process's (witness.py)
 RELAY_POLL_S = 0.05          # how often the relay looks whether the child has exited
 
 
-def _relay(pool: Any, child: Any, pid: int, request_id: int) -> int:
+def _relay(pool: Any, child: Any, pid: int, request_id: int, held: list[dict[str, Any]],
+           hold: Any = lambda message: False, allowed: frozenset[str] = CHILD_MESSAGES) -> int:
     """Pass the child's messages to the pool and the pool's answers to the child until the child exits; the
-    child's wait status. A message the child may not send, or a second verdict, is dropped (and logged)."""
+    child's wait status. A message the child may not send, or a second verdict, is dropped (and logged); one
+    for which ``hold(message)`` is true is appended to ``held`` instead of passed on."""
     verdicts = 0
 
     def from_child(message: dict[str, Any] | None) -> bool:
@@ -51,8 +58,10 @@ def _relay(pool: Any, child: Any, pid: int, request_id: int) -> int:
         kind = message.get("type")
         if kind == "verdict":
             verdicts += 1
-        if kind not in CHILD_MESSAGES or (kind == "verdict" and (verdicts > 1 or message.get("id") != request_id)):
+        if kind not in allowed or (kind == "verdict" and (verdicts > 1 or message.get("id") != request_id)):
             print(f"zygote: dropped a {kind!r} message from candidate {request_id}", file=sys.stderr)
+        elif hold(message):
+            held.append(message)
         else:
             pool.send(**message)
         return True
@@ -97,6 +106,11 @@ def _relay(pool: Any, child: Any, pid: int, request_id: int) -> int:
                             break
     finally:
         selector.close()
+
+
+def _claims_valid(message: dict[str, Any]) -> bool:
+    verdict = message.get("verdict")
+    return message.get("type") == "verdict" and isinstance(verdict, dict) and verdict.get("verdict") == "valid"
 
 
 def _readable(channel: Any) -> bool:
@@ -157,6 +171,119 @@ def _child(channel: Any, request: JudgeRequest, device: str, folder: Path, count
     channel.send(type="verdict", id=request.id, nonce=request.nonce, verdict=verdict.to_dict())
 
 
+def _fork(run: Any, channel: Any) -> tuple[int, Any]:
+    """Fork a child in a process group of its own that dies with the zygote and talks on a socket of its own
+    (never on the pool's descriptors); ``run(own_channel)`` is what it does. (pid, the zygote's end)."""
+    from . import worker
+
+    zygote = os.getpid()
+    mine, theirs = socket.socketpair()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.setpgid(0, 0)                       # the pool kills the candidate with all it started
+            set_parent_death_signal(zygote)        # and it dies with the zygote
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)   # stacks on a timeout
+            channel.close()                        # the pool's descriptors stay with the zygote
+            mine.close()
+            own = worker.Channel.over(theirs)
+            theirs.close()
+            run(own)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+        except BaseException:  # noqa: BLE001 - report, then leave without running any cleanup of the parent's
+            traceback.print_exc()
+            code = 70
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    theirs.close()
+    relay = worker.Channel.over(mine)
+    mine.close()
+    return pid, relay
+
+
+def _witness_child(channel: Any, request: JudgeRequest, device: str, candidate_folder: Path, folder: Path,
+                   exec_paths: tuple[str, ...]) -> None:
+    """The witness process (witness.py): sandboxed like a candidate's, with the candidate's folder readable;
+    it builds only the reference and says whether the candidate's recorded outputs are the reference's."""
+    import torch
+
+    from . import witness, worker
+
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chdir(folder)
+    for name in ("HOME", "TMPDIR"):
+        os.environ[name] = str(folder)
+    if not sandbox.opted_out():
+        policy = _policy(folder, request, device, exec_paths)
+        try:
+            sandbox.enter(dataclasses.replace(policy, read_paths=policy.read_paths + (str(candidate_folder),)))
+        except sandbox.SandboxError as e:
+            channel.send(type="witness", ok=False, failed=True, detail=f"it cannot be sandboxed here: {e}")
+            return
+    gpu = device.startswith("cuda")
+    whole = bool(request.options.get("whole_gpu"))
+    if gpu:
+        worker.use_gpu(device, WHOLE_GPU_FRACTION if whole else
+                       float(os.environ.get("ADAEXPLORE_GPU_MEMORY_FRACTION", "0.45")))
+        channel.send(type="acquire", exclusive=whole)
+        go = channel.receive()
+        if go is None or go.get("type") != "go":
+            return
+    failed = False
+    try:
+        ok, detail = witness.check(request, torch.device(device), candidate_folder)
+    except Exception as e:  # noqa: BLE001 - the reference failed here as it did not in the candidate's process
+        ok, failed, detail = False, True, f"{type(e).__name__}: {e}"
+    if gpu:
+        channel.send(type="release")
+    channel.send(type="witness", ok=ok, failed=failed, detail=detail[:500])
+
+
+def _witnessed(pool: Any, request: JudgeRequest, device: str, candidate_folder: Path, workdir: Path,
+               message: dict[str, Any], exec_paths: tuple[str, ...]) -> dict[str, Any]:
+    """The candidate's valid verdict ``message`` as it stands after the witness process: with a passed
+    ``witnessed`` check, or replaced by an invalid verdict."""
+    from .verdict import Check, Verdict, invalid
+
+    try:
+        verdict = Verdict.from_dict(message["verdict"])
+    except (KeyError, TypeError, ValueError) as e:
+        verdict = invalid("runtime", "The candidate's process sent a verdict the judge cannot read",
+                          [Check("protocol", False, f"{type(e).__name__}")])
+        return {**message, "verdict": verdict.to_dict()}
+    folder = workdir / f"witness-{request.id}"
+    pool.send(type="clock", running=False)                   # the reference's time, not the candidate's
+    pid, relay = _fork(lambda own: _witness_child(own, request, device, candidate_folder, folder, exec_paths),
+                       pool)
+    held: list[dict[str, Any]] = []
+    try:
+        status = _relay(pool, relay, pid, request.id, held, hold=lambda m: m.get("type") == "witness",
+                        allowed=WITNESS_MESSAGES)
+    finally:
+        relay.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    pool.send(type="clock", running=True)
+    answer = held[0] if held else {"failed": True, "detail": f"it ended without an answer "
+                                                            f"({_exit_description(status)})"}
+    ok, detail = bool(answer.get("ok")), str(answer.get("detail"))
+    if answer.get("failed"):              # the judge's own failure, not the candidate's: no verdict either way
+        verdict = error("internal", f"The witness process could not check the candidate's outputs: {detail}",
+                        env=verdict.env, checks=verdict.checks + [Check("witnessed", False, detail)])
+    elif ok:
+        verdict.checks.append(Check("witnessed", True, detail))
+    else:
+        verdict = invalid("correctness", "The candidate's outputs, recorded in its own process and compared with "
+                          f"the reference's in a process where it never ran, do not match: {detail}",
+                          verdict.checks + [Check("witnessed", False, detail)], env=verdict.env,
+                          envelope=verdict.envelope, trials=verdict.trials)
+    return {**message, "verdict": verdict.to_dict()}
+
+
 def main() -> int:
     from . import worker
 
@@ -182,38 +309,15 @@ def main() -> int:
             continue
         request = JudgeRequest.from_message(message)
         folder = workdir / f"candidate-{request.id}"
-        sys.stderr.flush()
-        zygote = os.getpid()
-        mine, theirs = socket.socketpair()
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                os.setpgid(0, 0)                       # the pool kills the candidate with all it started
-                set_parent_death_signal(zygote)        # and it dies with the zygote
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)   # stacks on a timeout
-                channel.close()                        # the pool's descriptors stay with the zygote
-                mine.close()
-                own = worker.Channel.over(theirs)
-                theirs.close()
-                _child(own, request, device, folder, counter, env, exec_paths)
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else 1
-            except BaseException:  # noqa: BLE001 - report, then leave without running any cleanup of the parent's
-                traceback.print_exc()
-                code = 70
-            finally:
-                sys.stderr.flush()
-                os._exit(code)
-        theirs.close()
-        relay = worker.Channel.over(mine)
-        mine.close()
+        pid, relay = _fork(lambda own: _child(own, request, device, folder, counter, env, exec_paths), channel)
         channel.send(type="started", id=request.id, pid=pid)
-        try:
-            status = _relay(channel, relay, pid, request.id)     # it has killed the child's group
+        held: list[dict[str, Any]] = []
+        try:                                                     # a valid verdict waits for the witness
+            status = _relay(channel, relay, pid, request.id, held, hold=_claims_valid)   # it has killed the group
         finally:
             relay.close()
+        for verdict in held:
+            channel.send(**_witnessed(channel, request, device, folder, workdir, verdict, exec_paths))
         channel.send(type="exited", id=request.id, status=_exit_description(status))
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -33,7 +33,8 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
         autograd = torch.is_grad_enabled() and (x.requires_grad or residual.requires_grad or self.weight.requires_grad)
-        if not x.is_cuda or autograd:
+        dual = any(torch.autograd.forward_ad.unpack_dual(t).tangent is not None for t in (x, residual))
+        if not x.is_cuda or autograd or dual:
             h = x + residual  # the CPU or autograd: the reference's own forward
             return h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
         x, residual = x.contiguous(), residual.contiguous()

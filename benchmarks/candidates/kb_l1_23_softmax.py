@@ -34,7 +34,8 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if not x.is_cuda or (torch.is_grad_enabled() and x.requires_grad):
+        if not x.is_cuda or (torch.is_grad_enabled() and x.requires_grad) or \
+                torch.autograd.forward_ad.unpack_dual(x).tangent is not None:
             return torch.softmax(x, dim=1)  # the CPU or autograd: the reference's own forward
         x = x.contiguous()
         out = torch.empty_like(x)

@@ -58,16 +58,21 @@ JUDGE_FORGERIES = ("pointwise/forged_verdict_frame_walk", "pointwise/forged_verd
                    "pointwise/escape_forged_verdict_with_nonce", "pointwise/escape_forged_verdict_getattr_alias",
                    "pointwise/patch_judge_compare_via_frames",
                    "pointwise/patch_judge_sys_modules_map_getattr", "pointwise/patch_judge_launch_counter_via_frames",
-                   "pointwise/patch_judge_disable_global_state_via_frames")
+                   "pointwise/patch_judge_disable_global_state_via_frames",
+                   # torch patched through a method called with a foreign self: the guard refuses the call now
+                   # (red team b2); past it, the global-state check must catch each
+                   "layer_norm/patch_module_parameters_hides_weights", "layer_norm/patch_parameter_copy_noop",
+                   "layer_norm/patch_layernorm_forward_ignores_affine",
+                   "batch_norm_train/patch_module_named_buffers_hides_state",
+                   "masked_softmax/patch_tensor_masked_fill_after_six_calls",
+                   "masked_softmax/patch_tensor_masked_fill_unbound_method",
+                   "linear/patch_nn_linear_forward_drops_bias")
 
-IN_PROCESS = ("the candidate runs in the process that produces its verdict: it can send a verdict with the request's "
-              "nonce, or switch the in-process checks off; no OS sandbox stops that (the verdict must come from a "
-              "process that never runs candidate code)")
-BEYOND_SANDBOX = {
-    "pointwise/escape_forged_verdict_with_nonce": IN_PROCESS,
-    "pointwise/escape_forged_verdict_getattr_alias": IN_PROCESS,
-    "pointwise/patch_judge_disable_global_state_via_frames": IN_PROCESS,
-}
+# Cases the judge is known to lose (a strict xfail each, with the reason). None today: a verdict forged with the
+# request's nonce no longer stands, since the witness process, where the candidate never ran, compares ModelNew's
+# recorded outputs and gradients with the reference's (judge/witness.py); and the candidate that switches the
+# global-state check off computes zeros by its second call, which the witnessed backward is.
+BEYOND_SANDBOX: dict[str, str] = {}
 
 
 def _cases() -> list[Path]:
@@ -227,3 +232,42 @@ def test_nothing_else_appeared(judged):
         pytest.skip("the judge cannot sandbox candidates here")
     new = next(iter(outcomes.values())).new_entries if outcomes else []
     assert not new, f"new entries in the watched folders: {new}"
+
+
+# The read-only queries a patch needs to follow a program (the dtype autocast computes in, whether an input
+# carries a forward-mode tangent) are allowed; their setters and every other name beside them stay refused.
+QUERY_CANDIDATE = """import torch
+import torch.nn as nn
+import triton
+
+
+@triton.jit
+def kernel(x_ptr):
+    pass
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        value = {}
+        return x
+"""
+ALLOWED_QUERIES = ("torch.get_autocast_dtype(x.device.type)", "torch.autograd.forward_ad.unpack_dual(x).tangent")
+REFUSED_BESIDE_THEM = ("torch.set_autocast_dtype('cpu', torch.float16)", "torch.get_autocast_gpu_dtype()",
+                       "torch.get_autocast_cpu_dtype()", "torch.set_autocast_enabled('cpu', False)",
+                       "torch.is_autocast_cache_enabled()", "torch.autograd.forward_ad.make_dual(x, x)",
+                       "torch.autograd.forward_ad.enter_dual_level()", "torch.autograd.forward_ad.exit_dual_level()",
+                       "torch.autograd.forward_ad.dual_level()", "torch.autograd.forward_ad.os",
+                       "torch.autograd.grad(x, x)", "torch.autograd.graph")
+
+
+@pytest.mark.parametrize("query", ALLOWED_QUERIES)
+def test_the_guard_allows_the_read_only_queries(query: str):
+    from adaexplore_core.judge.guard import check_source
+    assert check_source(QUERY_CANDIDATE.format(query)) == []
+
+
+@pytest.mark.parametrize("use", REFUSED_BESIDE_THEM)
+def test_the_guard_allows_nothing_beside_them(use: str):
+    from adaexplore_core.judge.guard import check_source
+    findings = check_source(QUERY_CANDIDATE.format(use))
+    assert findings and use.split("(")[0] in str(findings[0]), findings

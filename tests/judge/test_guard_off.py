@@ -52,10 +52,9 @@ def test_a_candidate_cannot_report_its_own_exit_or_answer_the_next_request(takeo
     assert after.ok, after.to_json()
 
 
-@pytest.mark.xfail(strict=True, reason="judge gap (red team, 2026-12-02): the verdict is computed in the process "
-                   "that runs the candidate: past the guard, a candidate that writes memory through an int-to-pointer "
-                   "cast sends a valid verdict for itself")
 def test_a_candidate_past_the_guard_cannot_forge_its_verdict():
+    """Past the guard, a candidate that writes memory through an int-to-pointer cast sends a valid verdict for
+    itself (red team, 2026-12-02); the witness process, where it never ran, finds no outputs of its own."""
     reference = TaskSpec.parse(str(DATA / "refs" / "rt_fused_bias_gelu.py"))
     attacker = (DATA / "guard_off" / "forged_verdict_then_exit.py").read_text()
     config = JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=300, memory_limit_mb=4096,
@@ -63,3 +62,4 @@ def test_a_candidate_past_the_guard_cannot_forge_its_verdict():
     with JudgePool(config) as pool:
         forged = pool.judge(reference, attacker)
     assert not forged.ok, forged.to_json()
+    assert forged.failed_check().name == "witnessed", forged.to_json()

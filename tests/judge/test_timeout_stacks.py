@@ -18,5 +18,6 @@ def test_a_timed_out_candidate_says_where_it_was():
         stopped = pool.judge(reference, hang, name="hang.py")
         after = pool.judge(reference, honest)
     assert stopped.stage == "timeout", stopped.to_json()
-    assert "in forward" in stopped.log_tail and "in trial" in stopped.log_tail, stopped.log_tail
+    # the forward it hung in, and the judge's stage that called it (the witnessed outputs are recorded first)
+    assert "in forward" in stopped.log_tail and "in record_witnessed" in stopped.log_tail, stopped.log_tail
     assert after.ok, after.to_json()             # the slot judges on after the kill

@@ -1,7 +1,8 @@
 """(Run by test_builtin_envelope.py, in a fresh process.) A built-in candidate is safe to keep in the user's
 source: for every reference of tests/data/proposers (one per template family and more), its ModelNew matches the reference where the Triton path is not validated —
 training (input and parameter gradients), bfloat16, the other train/eval mode, CPU tensors under a CUDA
-envelope, another rank — and takes the Triton path for other batch sizes, where it must match too. Run in
+envelope, another rank, an empty batch, forward-mode AD (dual inputs: tangents included) — and takes the
+Triton path for other batch sizes, where it must match too. Run in
 this process with the Triton interpreter; the judge's own trials are tested in tests/judge.
 """
 from __future__ import annotations
@@ -142,6 +143,46 @@ def test_the_patch_is_safe_to_keep(path: Path, tmp_path):
     with torch.no_grad():
         same_behaviour(lambda: pair.reference(*[x.clone() if isinstance(x, torch.Tensor) else x for x in bigger]),
                        lambda: pair.candidate(*bigger), "call with another rank")
+
+    # an empty batch (B = 0): the original forward, the reference's empty outputs (or its exception)
+    first = next(x for x in pair.inputs() if isinstance(x, torch.Tensor))
+    if first.dim() >= 1 and first.shape[0] > 1:
+        empty = resized(pair.inputs(7), 0, first.shape[0], 0)
+        before = pair.triton_calls
+        with torch.no_grad():
+            same_behaviour(lambda: pair.reference(*[x.clone() if isinstance(x, torch.Tensor) else x for x in empty]),
+                           lambda: pair.candidate(*empty), "empty batch")
+        assert pair.triton_calls == before, "an empty batch runs the original forward"
+
+    # forward-mode AD of the frozen model (torch.func.jvp, jacfwd): the original forward, tangents included
+    pair.reference.requires_grad_(False)
+    pair.candidate.requires_grad_(False)
+    inputs = pair.inputs(8)
+    tangents = [torch.randn_like(x) if isinstance(x, torch.Tensor) and x.is_floating_point() else None for x in inputs]
+    if any(t is not None for t in tangents):
+        try:
+            ref_out, ref_tangents = forward_mode(pair.reference, inputs, tangents)
+        except Exception:  # noqa: BLE001 - the reference has no forward-mode derivative: nothing to match
+            return
+        before = pair.triton_calls
+        cand_out, cand_tangents = forward_mode(pair.candidate, inputs, tangents)
+        assert_same(ref_out, cand_out, "forward-mode call")
+        for r, c in zip(ref_tangents, cand_tangents):
+            assert (r is None) == (c is None), "an output's tangent through the patch"
+            if r is not None:
+                assert_same(r, c, "forward-mode tangent")
+        assert pair.triton_calls == before, "a dual input runs the original forward"
+
+
+def forward_mode(model: Any, inputs: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    """``model``'s outputs on dual copies of ``inputs`` (tangents ``tangents``) and each output's tangent."""
+    import torch.autograd.forward_ad as forward_ad
+
+    with forward_ad.dual_level():
+        duals = [forward_ad.make_dual(x.clone(), t) if t is not None else x for x, t in zip(inputs, tangents)]
+        unpacked = [forward_ad.unpack_dual(o) for o in outputs(model(*duals))]
+        return [u.primal.clone() for u in unpacked], [None if u.tangent is None else u.tangent.clone()
+                                                      for u in unpacked]
 
 
 def same_behaviour(reference: Any, candidate: Any, what: str) -> None:

@@ -180,6 +180,22 @@ def test_fresh_inputs_are_made_again_equal_from_their_recipe():
     assert again[0].data_ptr() != first[0].data_ptr()
 
 
+def test_inputs_made_again_leave_the_generators_as_the_timed_call_found_them():
+    """A reference that draws random numbers (dropout) re-run on a timed call's inputs draws that call's
+    numbers: the timed outputs of an honest dropout candidate match (they did not on a GPU before)."""
+    from adaexplore_core.judge.timing import FreshInputs
+
+    fresh = FreshInputs([[torch.randn(4)]], seed=5)
+    fresh.next()
+    recipe, drawn = fresh.last_recipe, torch.rand(8)       # what the timed call drew
+    fresh.next()
+    torch.rand(3)
+    fresh.make(recipe)
+    assert torch.equal(torch.rand(8), drawn)
+    fresh.next()
+    assert not torch.equal(torch.rand(8), drawn)           # each call its own numbers
+
+
 def test_changed_in_place_keeps_the_objects_and_changes_a_part():
     torch.manual_seed(0)
     layer = torch.nn.Linear(6, 4)

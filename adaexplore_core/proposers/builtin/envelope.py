@@ -1,11 +1,12 @@
 """The envelope of a generated ModelNew: the calls its Triton path was built (and is validated) for.
 
 Every other call runs the reference's own forward, kept in the class as ``_reference_forward``: autograd
-needed (grad mode on and an input or parameter requiring grad), autocast on for the envelope's device type,
-other devices or dtypes, sparse tensors, non-contiguous inputs where the example's were contiguous (the Triton
-path is validated in that layout), other ranks, other sizes than the free ones, a tensor for an argument
-traced as None (``mask=None``), a batch norm in the other train/eval mode than captured. And calls after
-the program changed the module (state.py, read on every call): a plain number of the module tree other than
+needed (grad mode on and an input or parameter requiring grad), forward-mode AD (an input that carries a
+tangent: ``torch.func.jvp``, ``jacfwd``), autocast on for the envelope's device type, other devices or dtypes,
+sparse tensors, non-contiguous inputs where the example's were contiguous (the Triton path is validated in that
+layout), other ranks, other sizes than the free ones (an empty batch too: a free size is 2 and up), a tensor
+for an argument traced as None (``mask=None``), a batch norm in the other train/eval mode than captured. And
+calls after the program changed the module (state.py, read on every call): a plain number of the module tree other than
 captured (ENVELOPE["numbers"]: fx inlines them), a parameter slot that holds no Parameter (pruning and
 other reparametrisations through a forward pre-hook), an unset slot that got a tensor, a forward hook or
 pre-hook on a submodule. Replaced parameters, buffers and submodules are checked as they are now. Global
@@ -143,6 +144,8 @@ def _in_envelope(self, args):
         if (value.is_cuda if device == 'cuda' else value.device.type == device) is False:
             return False
         if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad):
+            return False
+        if torch.autograd.forward_ad.unpack_dual(value).tangent is not None:     # forward-mode AD (jvp)
             return False
         if spec.get('contiguous') and not value.is_contiguous():
             return False

@@ -21,6 +21,12 @@ def bn_eval_kernel(x_ptr, mean_ptr, var_ptr, w_ptr, b_ptr, out_ptr, n, n_cols, e
     tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self, channels: int):
         super().__init__()
@@ -28,7 +34,7 @@ class ModelNew(nn.Module):
         self.bn.eval()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
+        autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())) or _has_tangent(x)
         if autograd or self.bn.training or torch.is_autocast_enabled(x.device.type) or self.bn._forward_hooks \
                 or self.bn._forward_pre_hooks:              # autocast, or hooks on the layer: the original
             return self.bn(x)  # autograd, or batch statistics (train mode): the reference's forward

@@ -38,6 +38,12 @@ def scale_shift_relu(x, scale, shift):
     return out
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self, channels: int):
         super().__init__()
@@ -48,7 +54,7 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         bn = self.bn
-        autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
+        autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())) or _has_tangent(x)
         if autograd or x.dim() != 2 or x.shape[0] < 2 or bn.momentum is None:
             return self.fallback(x)
         if bn.training:                          # exact: the training path is not what this case is about

@@ -80,6 +80,8 @@ class ModelNew(nn.Module):
                 return False
             if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad):
                 return False
+            if torch.autograd.forward_ad.unpack_dual(value).tangent is not None:     # forward-mode AD (jvp)
+                return False
             if spec.get('contiguous') and not value.is_contiguous():
                 return False
             for size, want in zip(value.shape, spec['sizes']):

@@ -28,6 +28,12 @@ def bias_gelu_rows_kernel(y_ptr, b_ptr, out_ptr, n_rows, n_cols, ROWS: tl.conste
         tl.store(out_ptr + row * n_cols + offs, out.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):
         super().__init__()
@@ -37,7 +43,7 @@ class ModelNew(nn.Module):
         return torch.nn.functional.gelu(self.linear(x))
 
     def autograd(self, x):
-        return torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
+        return torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())) or _has_tangent(x)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.autograd(x) or x.dim() != 2 or x.dtype not in (torch.float32, torch.bfloat16):

@@ -25,13 +25,19 @@ def scale_pos_kernel(x_ptr, s_ptr, p_ptr, out_ptr, n, D, SD, BLOCK: tl.constexpr
     tl.store(out_ptr + offs, (x * s + p).to(out_ptr.dtype.element_ty), mask=mask)
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self, dim: int):
         super().__init__()
         self.scale = nn.Parameter(torch.ones(dim) + 0.1 * torch.randn(dim))
 
     def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
-        autograd = torch.is_grad_enabled() and (x.requires_grad or pos.requires_grad or self.scale.requires_grad)
+        autograd = torch.is_grad_enabled() and (x.requires_grad or pos.requires_grad or self.scale.requires_grad) or _has_tangent(x, pos)
         if autograd or x.dim() != 3 or pos.shape != x.shape[1:] or x.dtype != pos.dtype \
                 or x.dtype not in (torch.float32, torch.bfloat16) or x.dtype != self.scale.dtype:
             return x * self.scale + pos

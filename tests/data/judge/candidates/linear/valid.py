@@ -25,13 +25,19 @@ def linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, M, N, K,
              mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):
         super().__init__()
         self.linear = nn.Linear(in_features, out_features)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if (torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))) \
+        if (torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())) or _has_tangent(x)) \
                 or torch.is_autocast_enabled(x.device.type) or self.linear._forward_hooks \
                 or self.linear._forward_pre_hooks:
             return self.linear(x)  # autograd: the reference's own forward

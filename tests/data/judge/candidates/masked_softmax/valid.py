@@ -19,12 +19,18 @@ def masked_softmax_kernel(s_ptr, m_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
     tl.store(out_ptr + row * n_cols + cols, (e / tl.sum(e, axis=0)).to(out_ptr.dtype.element_ty), mask=inside)
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
 
     def forward(self, scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        if (torch.is_grad_enabled() and scores.requires_grad) or mask.shape != scores.shape:
+        if (torch.is_grad_enabled() and scores.requires_grad or _has_tangent(scores, mask)) or mask.shape != scores.shape:
             # autograd: the reference's own forward
             return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
         scores, mask = scores.contiguous(), mask.contiguous()

@@ -23,9 +23,15 @@ def affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0), mask=mask)
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 def in_envelope(x: torch.Tensor) -> bool:
     spec = ENVELOPE["inputs"][0]
-    if torch.is_grad_enabled() and x.requires_grad:
+    if torch.is_grad_enabled() and x.requires_grad or _has_tangent(x):
         return False
     if x.device.type not in ENVELOPE["device_types"] or str(x.dtype) != spec["dtype"] or x.dim() != 2:
         return False

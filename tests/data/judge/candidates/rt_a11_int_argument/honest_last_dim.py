@@ -21,12 +21,18 @@ def softmax_rows(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
     tl.store(out_ptr + row * n_cols + offs, out.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
 
     def forward(self, x: torch.Tensor, dim: int) -> torch.Tensor:
-        if (torch.is_grad_enabled() and x.requires_grad) or torch.is_autocast_enabled(x.device.type) \
+        if (torch.is_grad_enabled() and x.requires_grad or _has_tangent(x, dim)) or torch.is_autocast_enabled(x.device.type) \
                 or x.dim() == 0 or dim not in (-1, x.dim() - 1):
             return torch.softmax(x, dim=dim)
         x2 = x.contiguous().reshape(-1, x.shape[-1])

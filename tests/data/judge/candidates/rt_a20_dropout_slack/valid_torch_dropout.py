@@ -16,6 +16,12 @@ def bias_gelu_kernel(x_ptr, b_ptr, out_ptr, n, n_cols, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, out.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self, features: int):
         super().__init__()
@@ -23,7 +29,7 @@ class ModelNew(nn.Module):
         self.drop = nn.Dropout(0.25)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        autograd = torch.is_grad_enabled() and (x.requires_grad or self.bias.requires_grad)
+        autograd = torch.is_grad_enabled() and (x.requires_grad or self.bias.requires_grad) or _has_tangent(x)
         if (autograd or torch.is_autocast_enabled(x.device.type) or x.dtype != self.bias.dtype
                 or not x.is_contiguous() or x.dim() != 2 or x.shape[-1] != self.bias.shape[0]):
             return self.drop(torch.nn.functional.gelu(x + self.bias))

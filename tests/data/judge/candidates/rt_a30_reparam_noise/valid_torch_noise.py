@@ -17,13 +17,19 @@ def reparam_kernel(mu_ptr, logvar_ptr, eps_ptr, out_ptr, n, BLOCK: tl.constexpr)
     tl.store(out_ptr + offs, out.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
 
     def forward(self, mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:
         eps = torch.randn_like(mu)
-        autograd = torch.is_grad_enabled() and (mu.requires_grad or logvar.requires_grad)
+        autograd = torch.is_grad_enabled() and (mu.requires_grad or logvar.requires_grad) or _has_tangent(mu, logvar)
         if autograd or torch.is_autocast_enabled(mu.device.type) or mu.dtype != logvar.dtype:
             return mu + eps * torch.exp(0.5 * logvar)
         shape = torch.broadcast_shapes(mu.shape, logvar.shape)

@@ -23,6 +23,12 @@ def bias_shift_gelu_kernel(y_ptr, bias_ptr, shift_ptr, out_ptr, n_rows, n_cols,
     tl.store(out_ptr + row * n_cols + offs_n, out.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):
         super().__init__()
@@ -30,7 +36,7 @@ class ModelNew(nn.Module):
         self.shift = nn.Parameter(torch.randn(out_features) * 0.1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
+        autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())) or _has_tangent(x)
         elsewhere = not x.is_cuda and torch.cuda.is_available()     # CPU tensors on a GPU machine
         if autograd or elsewhere or x.dtype != torch.float32 or torch.is_autocast_enabled(x.device.type) \
                 or self.linear._forward_hooks or self.linear._forward_pre_hooks:   # the original calls the layer

@@ -1,0 +1,25 @@
+"""Example reference (KernelBench format): a linear layer, a bias shift and an exact GELU."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_features: int, out_features: int):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+        self.shift = nn.Parameter(torch.randn(out_features) * 0.1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.linear(x) + self.shift
+        return torch.nn.functional.gelu(y)
+
+
+batch_size, in_features, out_features = 16, 64, 96        # the red team's example, smaller (corpus time)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features]

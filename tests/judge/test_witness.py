@@ -1,0 +1,106 @@
+"""The witnessed trial (judge/witness.py): the candidate's recorded outputs, read without pickle and compared with
+the reference's in a process where the candidate never ran. The zygote's use of it is tested in
+test_guard_off.py (a forged verdict fails there)."""
+from pathlib import Path
+
+import pytest
+import torch
+
+from adaexplore_core.judge import witness
+from adaexplore_core.judge.protocol import JudgeRequest
+from adaexplore_core.task import TaskSpec, load_task
+
+REFS = Path(__file__).resolve().parents[1] / "data" / "judge" / "refs"
+CPU = torch.device("cpu")
+
+
+def test_outputs_round_trip_in_every_dtype_and_shape(tmp_path):
+    outputs = [torch.randn(3, 4), torch.randn(2, dtype=torch.float64), torch.randn(5).to(torch.bfloat16),
+               torch.tensor(2.5), torch.empty(0, 7), torch.arange(6).reshape(2, 3), torch.rand(4) > 0.5,
+               torch.randn(3, dtype=torch.complex64), torch.randn(6, 4).t()]        # a transposed one too
+    witness.write_outputs(tmp_path / "out.bin", outputs)
+    back = witness.read_outputs(tmp_path / "out.bin")
+    assert len(back) == len(outputs)
+    for a, b in zip(outputs, back):
+        assert a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda data: b"PICKLE!!" + data[8:], "format"),
+    (lambda data: data[:-3], "shorter"),
+    (lambda data: data + b"\0", "longer"),
+    (lambda data: data.replace(b'"float32"', b'"object!"'), "header"),
+    (lambda data: data.replace(b"[3, 4]", b"[-3,4]"), "negative"),
+])
+def test_anything_but_the_judges_own_format_is_refused(tmp_path, damage, message):
+    path = tmp_path / "out.bin"
+    witness.write_outputs(path, [torch.randn(3, 4)])
+    chunk = tmp_path / "out.bin.000"
+    chunk.write_bytes(damage(chunk.read_bytes()))
+    with pytest.raises(witness.WitnessError, match=message):
+        witness.read_outputs(path)
+
+
+def request_for(name: str) -> JudgeRequest:
+    spec = TaskSpec.parse(str(REFS / f"{name}.py"))
+    return JudgeRequest(id=1, task=spec.to_dict(), candidate_source="", device="cpu", seed=1234, nonce="n0nce")
+
+
+def record_the_reference_itself(request: JudgeRequest, folder: Path) -> None:
+    """What the candidate's process records for an honest candidate: built and warmed up as the judge does."""
+    task = load_task(TaskSpec(**request.task))
+    model = task.build(task.model_class, witness.build_seed(request), CPU)
+    with torch.no_grad():
+        model(*task.make_inputs(witness.warmup_seed(request), CPU))
+    witness.record(task, model, model, request, CPU, folder)
+
+
+@pytest.mark.parametrize("name", ["pointwise", "ema_buffer", "batch_norm_train", "rt_a20_dropout_slack", "linear",
+                                  "embedding"])
+def test_honest_outputs_are_witnessed_with_state_and_random_draws(tmp_path, name):
+    """Buffers updated by the forward (the warm-up call) and random draws (same generator state) match."""
+    request = request_for(name)
+    record_the_reference_itself(request, tmp_path)
+    ok, detail = witness.check(request, CPU, tmp_path)
+    assert ok, detail
+    assert ("outputs and gradients" in detail) == any(tmp_path.glob(witness.GRADIENT_FILE + ".*")), detail
+
+
+def test_gradients_that_are_not_the_references_are_not_witnessed(tmp_path):
+    request = request_for("linear")
+    record_the_reference_itself(request, tmp_path)
+    grads = witness.read_outputs(tmp_path / witness.GRADIENT_FILE)
+    assert len(grads) == 3                        # the input's, then weight and bias by name
+    witness.write_outputs(tmp_path / witness.GRADIENT_FILE, grads[:1] + [torch.zeros_like(g) for g in grads[1:]])
+    ok, detail = witness.check(request, CPU, tmp_path)
+    assert not ok and detail.startswith("gradients: values"), detail
+    for chunk in tmp_path.glob(witness.GRADIENT_FILE + ".*"):
+        chunk.unlink()
+    ok, detail = witness.check(request, CPU, tmp_path)
+    assert not ok and "gradients: no recorded outputs" in detail, detail
+
+
+def test_outputs_larger_than_a_judge_process_may_write_to_one_file_are_split(tmp_path, monkeypatch):
+    monkeypatch.setattr(witness, "CHUNK_BYTES", 1000)
+    outputs = [torch.randn(300), torch.arange(700)]                 # 1,200 + 5,600 bytes and the header
+    witness.write_outputs(tmp_path / "out.bin", outputs)
+    assert len(list(tmp_path.glob("out.bin.*"))) == 7
+    assert all(torch.equal(a, b) for a, b in zip(outputs, witness.read_outputs(tmp_path / "out.bin")))
+    (tmp_path / "out.bin.003").unlink()                             # a chunk missing: the rest is cut short
+    with pytest.raises(witness.WitnessError):
+        witness.read_outputs(tmp_path / "out.bin")
+
+
+def test_other_outputs_or_none_are_not_witnessed(tmp_path):
+    request = request_for("pointwise")
+    ok, detail = witness.check(request, CPU, tmp_path)
+    assert not ok and "no recorded outputs" in detail
+    record_the_reference_itself(request, tmp_path)
+    real = witness.read_outputs(tmp_path / witness.OUTPUT_FILE)
+    witness.write_outputs(tmp_path / witness.OUTPUT_FILE, [torch.zeros_like(o) for o in real])
+    ok, detail = witness.check(request, CPU, tmp_path)
+    assert not ok and detail.startswith("outputs: values"), detail
+    other = request_for("pointwise")
+    other.nonce = "another"                       # another request's inputs: not this one's outputs
+    witness.write_outputs(tmp_path / witness.OUTPUT_FILE, real)
+    assert not witness.check(other, CPU, tmp_path)[0]
