@@ -4,7 +4,10 @@ The model and its example inputs are built on the ``meta`` device (no memory, no
 torch.fx; shapes come from ShapeProp. When meta tensors are not enough, the real CPU model is used. A
 module fx cannot trace gets ``ProposalError("unsupported: ... at line N")``. An argument that is None in
 the example call (``forward(self, x, mask=None)`` with get_inputs giving only x) is traced as the constant
-None; the envelope then requires None there. Buffers are graph values (a buffer sliced by the input's
+None; the envelope then requires None there. An int or bool argument (``dim``, ``keepdim``) is specialized to
+its example value unless it only enters arithmetic with tensors (``x * n``: a run-time number of the kernels);
+the candidate takes its Triton path only for that value (``Captured.specialized``). The placeholders keep the
+forward's own parameter names (fx would make ``A`` ``a``). Buffers are graph values (a buffer sliced by the input's
 size stays a slice), and tensors made from the input's sizes (``torch.ones(t, t)``) or ``torch.finfo(x.dtype)``
 are graph nodes (``_Tracer``). The module tree's state is recorded as built (state.py).
 """
@@ -17,7 +20,7 @@ import io
 import operator
 import re
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -40,6 +43,7 @@ class Captured:
     eval_only: tuple[str, ...] = ()    # submodules whose eval-mode behaviour was captured (must stay in eval)
     train_only: tuple[str, ...] = ()   # submodules whose training-mode behaviour was captured (must stay so)
     state: ModuleState = ModuleState()  # the module tree as built: submodules, tensors, numbers (state.py)
+    specialized: dict[str, int | bool] = field(default_factory=dict)   # int/bool arguments traced as these
 
 
 def _line_of(error: BaseException, path: str) -> str:
@@ -230,26 +234,59 @@ def _trace(model: nn.Module, path: str, none: dict[str, None]) -> fx.GraphModule
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ProposalError(f"unsupported: the forward cannot be captured by torch.fx ({first}){_line_of(e, path)}; "
                             "data-dependent control flow (if/for on tensor values) is the usual cause") from e
-    if none:
-        _keep_none_arguments(graph, model, none)
+    _keep_argument_names(graph, model)
     return fx.GraphModule(model, graph)
 
 
-def _keep_none_arguments(graph: fx.Graph, model: nn.Module, none: dict[str, None]) -> None:
-    """fx renames an argument traced as a constant (``mask`` -> ``mask_1``) and checks it with
-    ``_assert_is_none``: the candidate keeps the reference's signature and checks None in its envelope."""
+def _keep_argument_names(graph: fx.Graph, model: nn.Module) -> None:
+    """The placeholders get the forward's parameter names, which the candidate's forward takes: fx makes
+    ``A`` ``a``, and renames an argument traced as the constant None (``mask`` -> ``mask_1``, checked with
+    ``_assert_is_none``, a check the candidate's envelope makes instead)."""
     for node in list(graph.nodes):
         if node.op == "call_function" and node.target is fx._symbolic_trace._assert_is_none:
             graph.erase_node(node)
-    names = list(inspect.signature(model.forward).parameters)
-    for node, name in zip([n for n in graph.nodes if n.op == "placeholder"], names):
-        if name in none and node.target != name:
+    parameters = list(inspect.signature(model.forward).parameters.values())
+    named = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for node, name in zip([n for n in graph.nodes if n.op == "placeholder"], named):
+        if str(node.target).startswith("*"):
+            break
+        if node.name != name:
+            if any(n.name == name for n in graph.nodes):
+                raise ProposalError(f"unsupported: the forward's argument '{name}' has the name of another value "
+                                    "of the traced graph; the candidate could not keep the reference's signature")
             node.target = name
             node._rename(name)
-            if node.name != name:
-                raise ProposalError(f"unsupported: the forward's argument '{name}' (None in the example call) has "
-                                    "the name of another value of the traced graph; the candidate could not keep "
-                                    "the reference's signature")
+            if node.name != name:          # fx keeps builtins' names (``input``) free: the forward may shadow one
+                node.name = name
+                graph._graph_namespace._rename_object(node, name)
+
+
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, torch.add, torch.sub,
+               torch.mul, torch.div, "add", "sub", "mul", "div"}
+
+
+def _specialize_int_arguments(graph_module: fx.GraphModule, model: nn.Module, inputs: list[Any]) -> dict[str, Any]:
+    """Every use of an int or bool argument of forward becomes its example value, unless each use is arithmetic
+    with a tensor (``x * n``, ``x + shift``: the kernels take it at run time). A dim, a keepdim or a size then
+    reaches the planner as the constant it needs; the candidate checks the value (codegen). Returns the
+    specialized arguments by name. Needs the shapes propagated."""
+    parameters = list(inspect.signature(model.forward).parameters.values())
+    values = {p.name: (inputs[i] if i < len(inputs) else p.default) for i, p in enumerate(parameters)
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    specialized: dict[str, Any] = {}
+    for node in [n for n in graph_module.graph.nodes if n.op == "placeholder"]:
+        value = values.get(node.name, inspect.Parameter.empty)
+        if type(value) not in (int, bool) or not node.users:
+            continue
+        if all(u.target in _ARITHMETIC and any(isinstance(a, fx.Node) and a is not node and
+                                               a.meta.get("tensor_meta") is not None for a in u.args)
+               for u in node.users):
+            continue
+        for user in list(node.users):
+            user.replace_input_with(node, value)
+        specialized[node.name] = value
+    graph_module.recompile()
+    return specialized
 
 
 def check_input_mutation(source: str, class_name: str) -> None:
@@ -290,6 +327,7 @@ def capture(spec: TaskSpec, training_batch_norms: bool = True) -> Captured:
         state = module_state(model)
         graph_module = _trace(model, spec.path, _none_arguments(model, inputs))
         propagate_shapes(graph_module, inputs)
+        specialized = _specialize_int_arguments(graph_module, model, inputs)
         _values_only(graph_module)
         eval_only, train_only = _batch_norms(graph_module, training_batch_norms)
         propagate_shapes(graph_module, inputs)
@@ -307,6 +345,7 @@ def capture(spec: TaskSpec, training_batch_norms: bool = True) -> Captured:
         try:
             with torch.no_grad():
                 propagate_shapes(graph_module, inputs)
+                specialized = _specialize_int_arguments(graph_module, model, inputs)
                 _values_only(graph_module)
                 eval_only, train_only = _batch_norms(graph_module, training_batch_norms)
                 propagate_shapes(graph_module, inputs)
@@ -315,7 +354,7 @@ def capture(spec: TaskSpec, training_batch_norms: bool = True) -> Captured:
                                 f"{_root_cause(e)}") from e
     return Captured(spec=spec, source=spec.read_source(), graph_module=graph_module,
                     modules=dict(graph_module.named_modules()), init_args=init_args, example_inputs=inputs,
-                    eval_only=eval_only, train_only=train_only, state=state)
+                    eval_only=eval_only, train_only=train_only, state=state, specialized=specialized)
 
 
 def reference_class_node(source: str, class_name: str) -> ast.ClassDef:

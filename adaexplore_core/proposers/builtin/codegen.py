@@ -4,7 +4,8 @@ The file keeps the reference's imports, module-level constants, helper classes a
 constructor (renamed ModelNew, so parameter names, ``state_dict`` keys and checkpoints stay the same), and
 adds ``_triton_forward``: straight-line code, PyTorch calls for what stays in torch and a launcher per Triton
 kernel. Kernels read every size at run time. ``forward`` takes the Triton path only for calls inside the
-envelope (``ENVELOPE``, envelope.py) and runs the reference's own forward, kept as ``_reference_forward``,
+envelope (``ENVELOPE``, envelope.py) with the int and bool arguments the graph was specialized to (capture.py)
+and runs the reference's own forward, kept as ``_reference_forward``,
 for every other call: training, other dtypes, devices, ranks and sizes.
 """
 from __future__ import annotations
@@ -24,8 +25,8 @@ from . import envelope
 from .batchnorm import batch_norm_stats_kernel
 from .gemm import gemm_kernel
 from .loss import loss_kernel
-from .plan import Kernel, Plan, is_number, self_path, tensor_meta
-from .pointwise import LAYOUT_HELPERS, pointwise_kernel
+from .plan import Kernel, Plan, has_gather, is_number, self_path, tensor_meta
+from .pointwise import LAYOUT_HELPERS, RESHAPE_HELPER, pointwise_kernel
 from .pool import pool_kernel
 from .reduction import reduction_kernel
 from .text import render
@@ -166,8 +167,9 @@ class SourceWriter:
         params = ", ".join(["self"] + [p.name + (f"={render(p.args[0])}" if p.args else "") for p in placeholders])
         names = ", ".join(p.name for p in placeholders)
         self.envelope = envelope.build(self.captured, self.device_type, placeholders)
+        traced = "".join(_as_traced(name, value) for name, value in self.captured.specialized.items())
         dispatch_src = (f"def forward({params}):\n"
-                        f"    if self._in_envelope([{names}]):\n"
+                        f"    if self._in_envelope([{names}]){traced}:\n"
                         f"        return self._triton_forward({names})\n"
                         f"    return self._reference_forward({names})")
         triton_src = f"def _triton_forward({params}):\n" + textwrap.indent("\n".join(forward), "    ")
@@ -177,6 +179,8 @@ class SourceWriter:
         if self.needs_operator:
             header.append("import operator")
         header += [line for line in imports if line not in header]
+        if any(has_gather(k, self.plan.ops) for k in self.plan.kernels):
+            self.kernel_sources.insert(0, RESHAPE_HELPER.strip())
         if any(k.kind == "pointwise" or (k.kind in ("reduction", "pool") and len(k.nodes) > 1)
                for k in self.plan.kernels):
             self.kernel_sources.insert(0, LAYOUT_HELPERS.strip())
@@ -241,6 +245,13 @@ class SourceWriter:
         return "\n".join(text[:2] + [literal] + text[2:] + [""] + methods.split("\n"))   # ENVELOPE after the docstring
 
 
+def _as_traced(name: str, value: int | bool) -> str:
+    """The dispatch's check that argument ``name`` has the value the graph was specialized to (True is not 1)."""
+    if isinstance(value, bool):
+        return f" and {name} is {value}"
+    return f" and isinstance({name}, int) and not isinstance({name}, bool) and {name} == {value!r}"
+
+
 def _names(node: ast.AST, name: str) -> bool:
     """Whether ``node`` mentions ``name`` as a variable (a base class, a call, an annotation)."""
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
@@ -259,6 +270,11 @@ def generate(captured: Captured, plan: Plan, knobs: dict[int, dict[str, int]] | 
                                 f"tensors nor numbers ({', '.join(values)}); the built-in proposer fuses "
                                 "tensors, numbers and constants")
         ops = sorted({op.name for op in plan.ops.values()})
+        reasons = sorted({op.why for op in plan.ops.values() if op.why})
+        others = sorted({op.name for op in plan.ops.values() if not op.why})
+        if reasons:
+            raise ProposalError("unsupported: nothing to fuse; " + "; ".join(reasons) + (
+                f"; the module's other ops ({', '.join(others)}) have no Triton template" if others else ""))
         if all(name.startswith(_LIBRARY_KERNELS) for name in ops):
             raise ProposalError("unsupported: nothing to fuse; the module's ops (" + ", ".join(ops) + ") stay in "
                                 "PyTorch's own library kernels (cuDNN / cuBLAS) in the built-in proposer, and no "

@@ -3,7 +3,9 @@
 ``classify(node, modules)`` turns an fx node into an ``Op``: kind "pointwise" (with a function that builds
 a Triton expression from operand expressions), "reduction" (row-wise kernels), or "torch" (kept as a
 PyTorch call). Every Triton expression computes in float32; bool values are 0.0 and 1.0 (``_mask_op``: masks,
-masked_fill, comparisons, tril/triu as index arithmetic, tensors made from the input's sizes).
+masked_fill, comparisons, tril/triu as index arithmetic, tensors made from the input's sizes). Casts between
+float dtypes round where torch rounds (``_cast``); a reshape that torch would copy reads its input through
+strides (``_reshape``). An op whose dim or other parameter is a value computed at run time stays in torch.
 """
 from __future__ import annotations
 
@@ -30,6 +32,12 @@ class Op:
     dim: Any = None                 # reduction dims (int or tuple), normalized to non-negative later
     keepdim: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    why: str = ""                   # torch only: why no template applies, where that is not plain absence
+
+    def reads_only_operands(self) -> bool:
+        """Whether a kernel reads only ``tensor_args`` of this op: its other arguments are sizes (a tensor made
+        from sizes, a reshape's sizes) or a dtype (a cast), not values of the kernel."""
+        return bool(self.extra.get("source") or "gather" in self.extra or "cast" in self.extra)
 
 
 def batch_norm_eval(x: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, weight: Any, bias: Any,
@@ -203,6 +211,9 @@ _FUNCTION_NAMES.update({
 })
 _METHOD_NAMES.update({name: name for name in ("masked_fill", "bool", "logical_not", "tril", "triu", *_COMPARISONS)})
 _METHOD_NAMES["bitwise_not"] = "invert"
+# views and casts (see _reshape, _cast): a reshape that copies reads through strides; a cast rounds in the kernel
+_FUNCTION_NAMES[torch.reshape] = "reshape"
+_METHOD_NAMES.update({"reshape": "reshape", "to": "cast", "float": "cast", "half": "cast", "bfloat16": "cast"})
 MASK_OPS = {"masked_fill", "invert", "logical_not", "bool", "tril", "triu", "ones", "zeros", "full", *_COMPARISONS}
 ZERO_ONE = {"invert", "logical_not", "bool", *_COMPARISONS}    # ops whose value is already exactly 0.0 or 1.0
 REDUCTIONS = {"softmax", "log_softmax", "sum", "mean", "amax", "amin", "argmax", "argmin", "logsumexp",
@@ -223,8 +234,8 @@ def _scalar_or_none(value: Any) -> bool:
     return value is None or _is_scalar(value)
 
 
-def torch_op(name: str) -> Op:
-    return Op(kind="torch", name=name)
+def torch_op(name: str, why: str = "") -> Op:
+    return Op(kind="torch", name=name, why=why)
 
 
 MAX_POOL_WINDOW = 64      # window elements the pool kernel unrolls; larger (global) windows stay in torch
@@ -263,7 +274,46 @@ def _pool(node: fx.Node, kind: str, dims: int, given: dict[str, Any]) -> Op:
 def classify(node: fx.Node, modules: dict[str, nn.Module]) -> Op:
     """What to do with one call node; ``torch`` when no Triton template applies.
 
-    In-place ops (``x += y``, ``inplace=True``) stay in torch: their mutation is part of the semantics."""
+    In-place ops (``x += y``, ``inplace=True``) stay in torch: their mutation is part of the semantics. An op
+    whose parameters (a dim, keepdim, a slope) are Python values computed at run time (``softmax(x, dim=dim)``
+    with ``dim`` an argument of forward) stays in torch too: the templates bake those in as constants."""
+    op = _classify(node, modules)
+    runtime = [] if op.kind == "torch" or op.reads_only_operands() else _runtime_parameters(node, op)
+    if runtime:
+        return torch_op(op.name, why=f"{op.name} takes {' and '.join(runtime)} as a value computed at run time "
+                                     "(a Triton template needs it as a constant)")
+    return op
+
+
+_FIXED_TYPES = (torch.Tensor, nn.Parameter, torch.dtype, torch.device)   # tensors; dtypes and devices: the
+#                                                                           envelope fixes those of the inputs
+
+
+def _runtime_parameters(node: fx.Node, op: Op) -> list[str]:
+    """The arguments of ``node`` that are values of the graph other than the op's operands ('dim=dim')."""
+    operands = {a for a in op.tensor_args if isinstance(a, fx.Node)}
+
+    def nodes_in(value: Any) -> list[fx.Node]:
+        if isinstance(value, fx.Node):
+            return [value]
+        if isinstance(value, (tuple, list)):
+            return [n for v in value for n in nodes_in(v)]
+        return []
+    given = list(enumerate(node.args)) + list(node.kwargs.items())
+    if op.reduction == "layer_norm":        # only how many trailing dims (the kernel reads their sizes)
+        given = [(key, value) for key, value in given if key not in (1, "normalized_shape")]
+    found = []
+    for key, value in given:
+        for n in nodes_in(value):
+            if n not in operands and n.meta.get("tensor_meta") is None and n.op != "get_attr" and \
+                    n.meta.get("type") not in _FIXED_TYPES:
+                label = f"{key}={n.name}" if isinstance(key, str) else f"'{n.name}'"
+                if label not in found:
+                    found.append(label)
+    return found
+
+
+def _classify(node: fx.Node, modules: dict[str, nn.Module]) -> Op:
     if node.kwargs.get("inplace") is True or node.target in _INPLACE_OPERATORS:
         return torch_op("inplace")
     if node.op == "call_module":
@@ -342,6 +392,10 @@ def _from_call(node: fx.Node, name: str) -> Op:
     x = args[0] if args else node.kwargs.get("input")
     if name in MASK_OPS:
         return _mask_op(node, name)
+    if name == "reshape":
+        return _reshape(node)
+    if name == "cast":
+        return _cast(node)
     if name in UNARY:
         if len(args) > 1 or set(node.kwargs) - {"inplace"}:
             return torch_op(name)
@@ -497,6 +551,8 @@ def _reduction(node: fx.Node, name: str, x: Any) -> Op:
             "eps": _arg(node, 4, "eps", 1e-5)})
     if name == "layer_norm":
         shape = _arg(node, 1, "normalized_shape")
+        if not isinstance(shape, (tuple, list)):
+            return torch_op(name, why="layer_norm takes its normalized_shape as a value computed at run time")
         weight, bias, eps = _arg(node, 2, "weight"), _arg(node, 3, "bias"), _arg(node, 4, "eps", 1e-5)
         return Op("reduction", name, [x], reduction=name, dim=tuple(shape),
                   extra={"eps": eps, "weight": weight, "bias": bias})
@@ -607,3 +663,56 @@ def _mask_op(node: fx.Node, name: str) -> Op:
             return f"tl.where(({a}) {symbol} ({b}), 1.0, 0.0)"
         return Op("pointwise", name, operands, compare)
     return torch_op(name)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# views and casts
+
+
+def is_contiguous(meta: Any) -> bool:
+    """Whether traced tensor metadata (shape and stride) is row-major contiguous (size-1 dims ignored)."""
+    expected = 1
+    for size, stride in reversed(list(zip(meta.shape, meta.stride))):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _reshape(node: fx.Node) -> Op:
+    """``x.reshape(sizes)`` of an x that is not contiguous as traced (an expand, a transpose), which torch would
+    copy: a pointwise copy that reads x at the element's row-major (logical) index through x's run-time sizes
+    and strides, so the views before it (``x[:, :, None].expand(...)`` of repeat_kv) are index arithmetic.
+    ``extra["gather"]``: the sizes (ints or values of the forward), which the launcher takes for the output's
+    shape. A contiguous x stays a torch view (free)."""
+    x = node.args[0] if node.args else None
+    sizes = tuple(node.args[1:]) if node.op == "call_method" else tuple(node.args[1:2])
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    meta = x.meta.get("tensor_meta") if isinstance(x, fx.Node) else None
+    if node.kwargs or not sizes or meta is None or not hasattr(meta, "stride") or is_contiguous(meta) or \
+            not all(type(s) is int or isinstance(s, fx.Node) and s.meta.get("type") is int for s in sizes):
+        return torch_op("reshape")
+    return Op("pointwise", "reshape", [x], UNARY["identity"], extra={"gather": sizes})
+
+
+_CAST_DTYPES = {torch.float32: "tl.float32", torch.float16: "tl.float16", torch.bfloat16: "tl.bfloat16"}
+
+
+def _cast(node: fx.Node) -> Op:
+    """``x.float()``, ``x.half()``, ``x.bfloat16()``, ``x.to(dtype)`` (a dtype constant or ``other.dtype``) between
+    float32, float16 and bfloat16 (or from bool): computed in float32, rounded to float16/bfloat16 where torch
+    rounds (``extra["cast"]``: the target dtype, from the traced output). A cast to the tensor's own dtype
+    returns the tensor itself in torch: it stays there."""
+    x = node.args[0] if node.args else None
+    out, source = _dtype(node), _dtype(x)
+    rest = list(node.args[1:]) + list(node.kwargs.values())
+    is_dtype = [isinstance(a, torch.dtype) or isinstance(a, fx.Node) and a.meta.get("type") is torch.dtype
+                for a in rest]
+    if out not in _CAST_DTYPES or not (source in _CAST_DTYPES or source == torch.bool) or out == source or \
+            set(node.kwargs) - {"dtype"} or (node.target == "to" and is_dtype != [True]) or \
+            (node.target != "to" and rest):
+        return torch_op(str(node.target))
+    if out == torch.float32:
+        return Op("pointwise", "cast", [x], UNARY["identity"], extra={"cast": out})
+    return Op("pointwise", "cast", [x], lambda a: f"({a}).to({_CAST_DTYPES[out]}).to(tl.float32)", extra={"cast": out})

@@ -78,16 +78,28 @@ class Plan:
 def external_inputs(members: list[fx.Node], also_skip: fx.Node | None = None,
                     ops: dict[fx.Node, Op] | None = None) -> list[fx.Node]:
     """The nodes ``members`` read that are not themselves members, in first-use order. With ``ops``, a tensor
-    made from sizes (``torch.ones(t, t, device=d)``, an op with ``extra["source"]``) reads only its operands:
-    the kernel makes it in its own index space, not from ``t`` and ``d``."""
+    made from sizes (``torch.ones(t, t, device=d)``), a reshape's sizes and a cast's dtype are not read (see
+    ``Op.reads_only_operands``): the kernel makes the first in its own index space."""
     inside = set(members)
     found: list[fx.Node] = []
     for n in members:
-        source = ops is not None and n in ops and ops[n].extra.get("source")
-        for a in [a for a in ops[n].tensor_args if isinstance(a, fx.Node)] if source else n.all_input_nodes:
+        only = ops is not None and n in ops and ops[n].reads_only_operands()
+        for a in [a for a in ops[n].tensor_args if isinstance(a, fx.Node)] if only else n.all_input_nodes:
             if a not in inside and a is not also_skip and a not in found:
                 found.append(a)
     return found
+
+
+def gather_sizes(node: fx.Node, ops: dict[fx.Node, Op]) -> list[fx.Node]:
+    """The values of the forward among a reshape's sizes (a kernel's launcher takes them for the output's shape)."""
+    op = ops.get(node)
+    return [s for s in op.extra.get("gather", ()) if isinstance(s, fx.Node)] if op is not None else []
+
+
+def has_gather(kernel: "Kernel", ops: dict[fx.Node, Op]) -> bool:
+    """Whether a kernel holds a reshape read through strides: its elements must be walked in row-major order
+    at the reshape's own shape, so it is never merged into a kernel of another index space."""
+    return any("gather" in ops[n].extra for n in kernel.nodes if n in ops)
 
 
 def self_path(target: str) -> str:
@@ -257,7 +269,8 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
             continue
         shape = tuple(tensor_meta(n).shape)
         target = None
-        if options.fuse and n.name not in options.boundaries:
+        if options.fuse and n.name not in options.boundaries and "gather" not in op.extra:   # a gather reads its
+            #                                                    operand through strides: never a member's value
             for a in op.tensor_args:
                 k = kernel_of.get(a) if isinstance(a, fx.Node) else None
                 if k is None or k.kind not in ("pointwise", "gemm") or tuple(tensor_meta(k.nodes[0]).shape) != shape:
@@ -278,10 +291,12 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
         kernel_of[n] = target
 
     if options.fuse:
-        _fuse_broadcast_producers(kernels, kernel_of, position, options.boundaries)
+        _fuse_broadcast_producers(kernels, kernel_of, position, options.boundaries, ops)
+        _fuse_row_statistics(kernels, kernel_of, ops, position)
         _fuse_prologues(kernels, kernel_of, ops)
         _fuse_epilogues(kernels, kernel_of, ops)
         _fold_loss_views(kernels, kernel_of, ops)
+    _without_lone_casts(kernels, kernel_of, ops)
     _without_tensor_inputs(kernels, kernel_of, ops)
     taken = {n.name for n in nodes}
     for i, k in enumerate(kernels):
@@ -304,7 +319,8 @@ def make_plan(graph_module: fx.GraphModule, modules: dict[str, nn.Module],
 
 
 def _fuse_broadcast_producers(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel],
-                              position: dict[fx.Node, int], boundaries: tuple[str, ...] = ()) -> None:
+                              position: dict[fx.Node, int], boundaries: tuple[str, ...],
+                              ops: dict[fx.Node, Op]) -> None:
     """Move a pointwise kernel whose values only one other pointwise kernel reads, at a shape that broadcasts
     to that kernel's, into it: its ops are then computed at every element of the larger shape (a (T, T) mask
     inverted or made with ``torch.ones(t, t).tril()``, for scores of (B, H, T, T)) and its output is never
@@ -315,7 +331,7 @@ def _fuse_broadcast_producers(kernels: list[Kernel], kernel_of: dict[fx.Node, Ke
         if len(readers) != 1 or None in readers:
             continue
         (k,) = readers
-        if k.kind != "pointwise" or k.split_bias or p.split_bias:
+        if k.kind != "pointwise" or k.split_bias or p.split_bias or has_gather(p, ops):
             continue
         shape, into = tuple(tensor_meta(p.nodes[-1]).shape), tuple(tensor_meta(k.nodes[-1]).shape)
         if (shape == into and boundaries) or len(shape) > len(into) or \
@@ -335,9 +351,20 @@ def _unread_values(nodes: list[fx.Node], kernel_of: dict[fx.Node, Kernel], ops: 
     for n in reversed(nodes):
         if n in kernel_of or n.op not in ("call_function", "call_method") or not n.users:
             continue
-        if all(u in unread or u in kernel_of and n not in external_inputs([u], ops=ops) for u in n.users):
+        if all(u in unread or u in kernel_of and n not in external_inputs([u], ops=ops) + gather_sizes(u, ops)
+               for u in n.users):
             unread.add(n)
     return unread
+
+
+def _without_lone_casts(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> None:
+    """Pointwise kernels that only cast (``x.float()`` that nothing fused with, perhaps with a dropout of p=0 after
+    it) stay PyTorch calls: torch's own cast is that same one kernel."""
+    for k in [k for k in kernels if k.kind == "pointwise"]:
+        if all("cast" in ops[n].extra or ops[n].name == "identity" for n in k.nodes):
+            kernels.remove(k)
+            for n in k.nodes:
+                del kernel_of[n]
 
 
 def _without_tensor_inputs(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op]) -> None:
@@ -359,7 +386,7 @@ def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
         op = ops[red]
         x = op.tensor_args[0]
         p = kernel_of.get(x) if isinstance(x, fx.Node) else None
-        if p is None or p.kind != "pointwise" or p.split_bias or list(x.users) != [red]:
+        if p is None or p.kind != "pointwise" or p.split_bias or list(x.users) != [red] or has_gather(p, ops):
             continue
         members = set(p.nodes)
         if any(u not in members for m in p.nodes if m is not x for u in m.users):
@@ -380,6 +407,72 @@ def _fuse_prologues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
         kernels.remove(p)
 
 
+ROW_STATISTICS = {"sum", "mean"}
+
+
+def row_statistic(kernel: Kernel, ops: dict[fx.Node, Op]) -> fx.Node | None:
+    """The reduction node of a kernel ``_fuse_row_statistics`` made (a statistic with ops after it); else None."""
+    if kernel.kind != "reduction":
+        return None
+    red = next(n for n in kernel.nodes if ops[n].kind == "reduction")
+    return red if ops[red].reduction in ROW_STATISTICS and red is not kernel.nodes[-1] else None
+
+
+def _fuse_row_statistics(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops: dict[fx.Node, Op],
+                         position: dict[fx.Node, int]) -> None:
+    """One kernel for a sum or mean over trailing dims with keepdim, the pointwise group that computes its input
+    and the pointwise group that reads the statistic back at every element of that input (RMSNorm: the upcast
+    and the square, the mean, then rsqrt, the multiply, the downcast and the weight). Each row is read once and
+    the result written once; neither the squares nor the statistic hit memory. Only when the input group's
+    values are needed nowhere else, every output of the group after it has the input's shape, and no other
+    input of the fused ops depends on them (that would be a cycle)."""
+    for r in [k for k in kernels if k.kind == "reduction" and len(k.nodes) == 1]:
+        red = r.nodes[0]
+        op = ops[red]
+        x = op.tensor_args[0]
+        if op.reduction not in ROW_STATISTICS or not op.keepdim or not isinstance(x, fx.Node):
+            continue
+        shape = tuple(tensor_meta(x).shape)
+        dims = reduced_dims(op, len(shape))
+        if not dims or dims != tuple(range(len(shape) - len(dims), len(shape))):
+            continue                                        # not rows
+        after = {kernel_of.get(u) for u in red.users}
+        if len(after) != 1 or None in after:
+            continue
+        (e,) = after
+        before = kernel_of.get(x)
+        groups = [e] + ([before] if before is not None else [])
+        if any(g.kind != "pointwise" or g.split_bias or has_gather(g, ops) for g in groups) or before is e:
+            continue
+        members = set(e.nodes) | {red} | (set(before.nodes) if before else set())
+        if before is not None and any(u not in members for n in before.nodes for u in n.users):
+            continue                                        # the input group's values are needed elsewhere
+        if any(tuple(tensor_meta(n).shape) != shape for n in e.nodes if any(u not in members for u in n.users)):
+            continue                                        # an output of another shape
+        outside = external_inputs(sorted(members, key=position.__getitem__), ops=ops)
+        if _reaches(outside, members):
+            continue
+        r.nodes = (before.nodes if before else []) + [red] + e.nodes
+        for g in groups:
+            kernels.remove(g)
+            for n in g.nodes:
+                kernel_of[n] = r
+
+
+def _reaches(starts: list[fx.Node], targets: set[fx.Node]) -> bool:
+    """Whether any of ``targets`` is among ``starts`` or their ancestors."""
+    seen: set[fx.Node] = set()
+    todo = list(starts)
+    while todo:
+        n = todo.pop()
+        if n in targets:
+            return True
+        if n not in seen:
+            seen.add(n)
+            todo.extend(n.all_input_nodes)
+    return False
+
+
 FULL_OUTPUT_REDUCTIONS = {"softmax", "log_softmax", "layer_norm", "group_norm", "cumsum"}
 
 
@@ -394,7 +487,7 @@ def _fuse_epilogues(kernels: list[Kernel], kernel_of: dict[fx.Node, Kernel], ops
         if op.reduction not in FULL_OUTPUT_REDUCTIONS or len(users) != 1 or red is not r.nodes[-1]:
             continue
         e = kernel_of.get(users[0])
-        if e is None or e.kind != "pointwise" or e.split_bias:
+        if e is None or e.kind != "pointwise" or e.split_bias or has_gather(e, ops):
             continue
         members = set(e.nodes)
         outputs = [n for n in e.nodes if any(u not in members for u in n.users)]

@@ -1,7 +1,9 @@
 """Pointwise kernels: a fused group of elementwise ops, walked in the memory order of its first full-shaped
 input, other inputs broadcast through their strides. ``pointwise_body`` is shared with reduction prologues.
 Bool values are 0.0 and 1.0 in the kernel (stored as bool); a tril/triu reads the element's row and column
-indices, and a tensor made from sizes (``torch.ones(t, t)``) is a constant of the kernel's index space."""
+indices, and a tensor made from sizes (``torch.ones(t, t)``) is a constant of the kernel's index space. A
+reshape that torch would copy (ops.py ``_reshape``) reads its input at the element's row-major index through
+the input's run-time sizes and strides; such a kernel walks its output in row-major order."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,9 +11,10 @@ from dataclasses import dataclass, field
 import torch
 from torch import fx
 
+from ..base import ProposalError
 from .ops import ZERO_ONE, lit
 from .plan import Kernel, Plan, external_inputs, is_number, tensor_meta
-from .text import aligned, describe_node, shape_of
+from .text import aligned, describe_node, render, shape_of
 
 LAYOUT_HELPERS = '''
 def memory_order(t):
@@ -34,6 +37,15 @@ def inner_sizes(shape, order):
     return inner
 '''
 
+RESHAPE_HELPER = '''
+def reshaped(numel, sizes):
+    """The shape x.reshape(sizes) has for an x of numel elements (one size may be -1)."""
+    known = 1
+    for size in sizes:
+        if size != -1:
+            known *= size
+    return torch.Size([numel // max(known, 1) if size == -1 else size for size in sizes])
+'''
 
 
 @dataclass
@@ -51,17 +63,23 @@ class PointwiseBody:
     var: str = "a"                                    # launcher-side names: a0, a1 (strides s0, s1)
     ix: str = ""                                      # prefix of the index parameters (inner1, size1)
     numbers: set[int] = field(default_factory=set)    # inputs that are Python numbers (scalar arguments)
+    gathered: dict[int, int] = field(default_factory=dict)   # input read by a reshape -> its rank
 
     def params(self) -> list[str]:
         return [f"{t[0]}_val" if i in self.numbers else f"{t[0]}_ptr" for i, t in enumerate(self.tensors)]
 
     def index_params(self) -> list[str]:
         return [p for d in self.dims for p in (f"{self.ix}inner{d}", f"{self.ix}size{d}")] + \
-            [f"{self.tensors[i][0]}_s{d}" for i in self.varying for d in self.varying[i]]
+            [f"{self.tensors[i][0]}_s{d}" for i in self.varying for d in self.varying[i]] + \
+            [f"{self.tensors[i][0]}_{p}{k}" for i, r in self.gathered.items() for k in range(r)
+             for p in ("inner", "size", "s")]
 
     def index_args(self) -> list[str]:
+        names = self.launcher_names()
         return [x for d in self.dims for x in (f"inner[{d}]", f"shape[{d}]")] + \
-            [f"{self.strides(i)}[{d}]" for i in self.varying for d in self.varying[i]]
+            [f"{self.strides(i)}[{d}]" for i in self.varying for d in self.varying[i]] + \
+            [x for i, r in self.gathered.items() for k in range(r)
+             for x in (f"{names[i]}_inner[{k}]", f"{names[i]}.shape[{k}]", f"{names[i]}.stride({k})")]
 
     def launcher_names(self) -> list[str]:
         return [f"{self.var}{i}" for i in range(len(self.tensors))]
@@ -83,7 +101,17 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
     tensors: list[tuple[str, str, tuple[int, ...]]] = []
     value_of: dict[fx.Node, str] = dict(given or {})
     numbers: set[int] = set()
+    reshapes = [n for n in nodes if "gather" in plan.ops[n].extra]
+    read_plainly = {a for n in nodes if n not in reshapes for a in plan.ops[n].tensor_args if isinstance(a, fx.Node)}
+    gathered: dict[int, int] = {}
+    gathered_value: dict[fx.Node, str] = {}
     for node in inputs:
+        if any(plan.ops[n].tensor_args[0] is node for n in reshapes):     # read at the row-major index
+            gathered[len(tensors)] = len(shape_of(node))
+            gathered_value[node] = f"{prefix}{len(tensors)}"
+            tensors.append((gathered_value[node], node.name, shape_of(node)))
+            if node not in read_plainly:
+                continue
         i = len(tensors)
         if is_number(node):
             numbers.add(i)
@@ -95,9 +123,9 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
                 (produced[1],) + (1,) * (len(produced) - 2)
             tensors.append((f"{prefix}{i + 1}", split_bias[node], bias_shape))
             value_of[node] = f"({prefix}{i} + {prefix}{i + 1})"
-    full = [i not in numbers and t[2] == out_shape for i, t in enumerate(tensors)]
+    full = [i not in numbers and i not in gathered and t[2] == out_shape for i, t in enumerate(tensors)]
     varying = {i: [d for d, size in enumerate(aligned(t[2], rank)) if size == out_shape[d] and size > 1]
-               for i, t in enumerate(tensors) if not full[i]}
+               for i, t in enumerate(tensors) if not full[i] and i not in gathered}
     skipped = {i: [d for d, size in enumerate(aligned(tensors[i][2], rank)) if size == 1 and out_shape[d] > 1]
                for i in varying}
     indexed = {node: _index_dims(node, plan, out_shape) for node in nodes if plan.ops[node].extra.get("indices")}
@@ -105,6 +133,11 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
                   {d for ds in indexed.values() for d in ds if d is not None})
     lines = [f"i{d} = {offs} // {ix}inner{d}" + (f" % {ix}size{d}" if d else "") for d in dims]
     for i, (arg, _, _) in enumerate(tensors):
+        if i in gathered:                          # the source of a reshape: unravel the row-major index
+            where = " + ".join(f"({offs} // {arg}_inner{k}" + (f" % {arg}_size{k}" if k else "") + f") * {arg}_s{k}"
+                               for k in range(gathered[i])) or "0"
+            lines.append(f"{arg} = tl.load({arg}_ptr + {where}, mask=mask, other=0.0).to(tl.float32)")
+            continue
         if i in numbers:                           # a Python number, passed by value
             lines.append(f"{arg} = tl.cast({arg}_val, tl.float32)")
             continue
@@ -115,7 +148,10 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
         lines.append(f"{arg} = tl.load({arg}_ptr + {where}, mask=mask, other=0.0).to(tl.float32)")
     for node in nodes:
         op = plan.ops[node]
-        operands = [value_of[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
+        if node in reshapes and shape_of(node) != tuple(out_shape):
+            raise ProposalError(f"internal: the reshape {node.name} is in a kernel of another shape")
+        source = gathered_value if node in reshapes else value_of
+        operands = [source[a] if isinstance(a, fx.Node) else lit(a) for a in op.tensor_args]
         indices = ["0" if d is None else f"i{d}" for d in indexed.get(node, ())]
         value = op.expr(*operands, *indices)
         if op.extra.get("source"):              # torch.ones(t, t) and the like: one value at every offset
@@ -124,7 +160,7 @@ def pointwise_body(nodes: list[fx.Node], inputs: list[fx.Node], split_bias: dict
             value = f"tl.where(({value}) != 0, 1.0, 0.0)"      # a bool value: True + True is True
         lines.append(f"v_{node.name} = {value}")
         value_of[node] = f"v_{node.name}"
-    return PointwiseBody(tensors, full, varying, skipped, dims, lines, value_of, var, ix, numbers)
+    return PointwiseBody(tensors, full, varying, skipped, dims, lines, value_of, var, ix, numbers, gathered)
 
 
 def _index_dims(node: fx.Node, plan: Plan, out_shape: tuple[int, ...]) -> list[int | None]:
@@ -140,7 +176,10 @@ def pointwise_inputs_prep(body: PointwiseBody, rank: int, device: str, keep_layo
     """Launcher lines: check shapes, lay full inputs out in ``order``, strides for broadcast inputs."""
     lines = []
     for i, a in enumerate(body.launcher_names()):
-        if i in body.numbers:
+        if i in body.gathered:
+            lines.append(f"    {a}_inner = inner_sizes({a}.shape, list(range({body.gathered[i]})))   "
+                         "# read at the row-major index, through its strides")
+        elif i in body.numbers:
             lines.append(f"    {a} = float({a})   # a number of the forward, passed by value")
         elif body.full[i]:
             lines.append(f"    assert {a}.shape == shape, 'input {a} must have the full output shape'")
@@ -211,13 +250,18 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
     a = pw.launcher_names()
     first_full = full.index(True) if any(full) else None
     device = f"a{first_full}.device" if first_full is not None else f"{pw.tensor_names()[0]}.device"
-    launcher = [f"def {name}({', '.join(a)}):",
-                f"    shape = torch.broadcast_shapes({', '.join(x + '.shape' for x in pw.tensor_names())})",
-                f"    assert len(shape) == {rank}, 'rank differs from the traced model'"]
-    if first_full is not None:
-        launcher.append(f"    order = memory_order(a{first_full}) or list(range({rank}))   # keep its layout")
+    reshape = next((n for n in kernel.nodes if "gather" in plan.ops[n].extra), None)
+    if reshape is not None:               # the output has the reshape's shape, walked in row-major order
+        launcher = [f"def {name}({', '.join(a + ['sizes'])}):",
+                    f"    shape = reshaped({a[min(pw.gathered)]}.numel(), sizes)",
+                    f"    assert len(shape) == {rank}, 'rank differs from the traced model'",
+                    f"    order = list(range({rank}))"]
     else:
-        launcher.append(f"    order = list(range({rank}))")
+        launcher = [f"def {name}({', '.join(a)}):",
+                    f"    shape = torch.broadcast_shapes({', '.join(x + '.shape' for x in pw.tensor_names())})",
+                    f"    assert len(shape) == {rank}, 'rank differs from the traced model'",
+                    f"    order = memory_order(a{first_full}) or list(range({rank}))   # keep its layout"
+                    if first_full is not None else f"    order = list(range({rank}))"]
     launcher += pointwise_inputs_prep(pw, rank, device, keep_layout=True)
     launcher.append("    inner = inner_sizes(shape, order)")
     outs = [f"out{i}" for i in range(len(kernel.outputs))]
@@ -232,4 +276,5 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
         f"num_warps={knobs['num_warps']})",
         f"    return {', '.join(o + '.permute(' + inverse + ')' for o in outs)}",
     ]
-    return kernel_src + "\n\n" + "\n".join(launcher), [t[1] for t in tensors]
+    sizes = [render(plan.ops[reshape].extra["gather"])] if reshape is not None else []
+    return kernel_src + "\n\n" + "\n".join(launcher), [t[1] for t in tensors] + sizes

@@ -9,8 +9,9 @@ from typing import Any
 from torch import fx
 
 from .ops import lit, reduced_dims
-from .plan import Kernel, Plan, external_inputs, self_path, tensor_meta
+from .plan import Kernel, Plan, external_inputs, row_statistic, self_path, tensor_meta
 from .pointwise import pointwise_body, pointwise_inputs_prep, prologue_function, prologue_prep
+from .rowwise import row_statistic_kernel
 from .text import describe_node, render, shape_of
 
 _REDUCTION_BODIES = {
@@ -210,7 +211,10 @@ _MID_BODIES = {
 
 def reduction_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str, list[str]]:
     """Reduced dims in the middle: one strided kernel. Otherwise a looped kernel (one program per row, any
-    length) and a tile kernel (many short rows per program), picked by the row length at run time."""
+    length) and a tile kernel (many short rows per program), picked by the row length at run time. A sum or
+    mean with ops after it that read it back at every element: rowwise.py."""
+    if row_statistic(kernel, plan.ops) is not None:
+        return row_statistic_kernel(kernel, plan, knobs)
     node = reduction_node(kernel, plan)   # fused pointwise prologue nodes come before it, epilogue nodes after
     op = plan.ops[node]
     x = next(a for a in op.tensor_args if isinstance(a, fx.Node))
