@@ -61,13 +61,17 @@ def quartiles(samples: list[float]) -> tuple[float, float]:
 
 class FreshInputs:
     """New inputs for every call: a base set's floating tensors times elementwise factors in [0.5, 1.5), its
-    integer and boolean tensors with their elements shuffled (same values, new places). Each call's inputs
+    integer tensors with repeated values redrawn from their own values (``_resampled``), the other integer and
+    the boolean tensors with their elements shuffled (same values, new places). Each call's inputs
     can be made again, equal, from its recipe (``last_recipe``), so a checked call needs no copy of them; and
     torch's generators are left as that call found them, so a reference that draws random numbers (dropout)
     draws the call's numbers again."""
 
     def __init__(self, base_sets: list[list[Any]], seed: int) -> None:
         self.base_sets = base_sets
+        self.resample = [[isinstance(x, torch.Tensor) and not x.is_floating_point() and x.numel() > 1
+                          and _resampled(x) for x in base]
+                         for base in base_sets]       # once, here: torch.unique waits for the device
         self.rng = random.Random(seed)
         self.calls = 0
         self.last_recipe: tuple[int, int, int] = (0, 0, 0)   # (base set, inputs' seed, the call's seed) of the
@@ -84,10 +88,13 @@ class FreshInputs:
         base, seed, call_seed = recipe
         torch.manual_seed(seed)
         fresh = []
-        for x in self.base_sets[base]:
+        for x, resample in zip(self.base_sets[base], self.resample[base]):
             if isinstance(x, torch.Tensor) and x.is_floating_point():
                 fresh.append(torch.empty_like(x).uniform_(0.5, 1.5).mul_(x))   # one new tensor (memory)
-            elif isinstance(x, torch.Tensor) and x.numel() > 1:      # integers and masks: the values shuffled
+            elif resample:                                             # integers with repeated values:
+                picks = torch.randint(x.numel(), (x.numel(),), device=x.device)    # new counts of each value
+                fresh.append(x.reshape(-1)[picks].reshape(x.shape))
+            elif isinstance(x, torch.Tensor) and x.numel() > 1:      # masks, permutations: the values shuffled
                 order = torch.randperm(x.numel(), device=x.device)
                 fresh.append(x.reshape(-1)[order].reshape(x.shape))
             elif isinstance(x, torch.Tensor):
@@ -96,6 +103,13 @@ class FreshInputs:
                 fresh.append(x)
         torch.manual_seed(call_seed)
         return fresh
+
+
+def _resampled(x: torch.Tensor) -> bool:
+    """Whether a timed call's copy of integer tensor ``x`` draws its elements from x's own values (sums, counts and
+    histograms change, so a cache keyed on them misses: red team b14) rather than only shuffling them: integers
+    with repeated values. A permutation stays a permutation (shuffled), a mask a mask with as many set."""
+    return x.dtype != torch.bool and not x.is_complex() and torch.unique(x).numel() < x.numel()
 
 
 _flush_buffers: dict[torch.device, torch.Tensor] = {}

@@ -29,6 +29,10 @@ STAGES = (
 )
 
 
+# The check a verdict carries when the candidate's own raise or assert ended it: its message is the candidate's
+# text, from which memory/distill.py learns no rule.
+OWN_EXCEPTION = "own_exception"
+
 @dataclass
 class Check:
     """One named check and its outcome; ``detail`` says what was seen."""

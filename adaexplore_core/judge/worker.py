@@ -14,6 +14,7 @@ import contextvars
 import copy
 import functools
 import inspect
+import linecache
 import os
 import platform
 import random
@@ -39,7 +40,7 @@ from .correctness import (LaunchCounter, RandomDrawMismatch, Tolerance, aliased_
 from .globalstate import GlobalState
 from .protocol import JudgeRequest, decode, encode
 from .timing import FreshInputs, completion, input_set_count, measure
-from .verdict import VALID, Check, Verdict, error, invalid
+from .verdict import OWN_EXCEPTION, VALID, Check, Verdict, error, invalid
 
 LOG_LIMIT_BYTES = 64 << 20   # stderr floods stop here (writes then fail inside the candidate)
 SPEEDUP_RECHECK = 10.0       # speedups above this are re-verified with extra trials
@@ -231,9 +232,30 @@ def _run_candidate(fn: Callable[[], Any], what: str) -> Any:
     except Exception as e:  # noqa: BLE001 - every failure of candidate code is a verdict
         stage = "compile" if _is_compile_error(e) else "runtime"
         detail = _describe(e)
-        check = Check("compiles" if stage == "compile" else "runs", False, detail)
+        checks = [Check("compiles" if stage == "compile" else "runs", False, detail)]
+        if _raised_by_candidate(e):      # its message is the candidate's own text: no rule is learned from it
+            checks.append(Check(OWN_EXCEPTION, False, "raised by a raise or assert statement of the candidate"))
         verb = "failed to compile a Triton kernel" if stage == "compile" else "raised"
-        raise Failed(invalid(stage, f"The candidate {what} {verb}: {detail}", [check])) from e
+        raise Failed(invalid(stage, f"The candidate {what} {verb}: {detail}", checks)) from e
+
+
+
+def _raised_by_candidate(e: BaseException) -> bool:
+    """Whether ``e`` came from a ``raise`` or ``assert`` in the candidate's own file (in this process's folder),
+    so that its message is text the candidate wrote, not torch's, Triton's or Python's (red team b20: such a
+    message became a rule in the shared memory)."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    filename = tb.tb_frame.f_code.co_filename
+    try:
+        mine = Path(filename).resolve().is_relative_to(Path.cwd().resolve())
+    except (OSError, ValueError):
+        return False
+    line = linecache.getline(filename, tb.tb_lineno).strip()
+    return mine and (line.startswith("raise") or line.startswith("assert"))
 
 
 def module_name_for(spec: TaskSpec) -> str:

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..judge.verdict import OWN_EXCEPTION
 from .rules import RuleMemory, ops_of
 
 LEARNABLE_STAGES = {"compile", "runtime", "load", "guard"}
@@ -17,9 +18,12 @@ MAX_RULE_CHARS = 300
 def signature(verdict: dict[str, Any]) -> str | None:
     """A failure's kind and message with the specifics removed (numbers, paths, names in quotes — except for
     the guard, whose refused name is the lesson), or None for failures that teach no Triton rule (valid, wrong
-    numbers, timeouts, the judge's own errors)."""
+    numbers, timeouts, the judge's own errors, an exception the candidate raised itself: its message is the
+    candidate's text)."""
     if not verdict or verdict.get("verdict") == "valid" or verdict.get("stage") not in LEARNABLE_STAGES:
         return None
+    if any(c.get("name") == OWN_EXCEPTION for c in verdict.get("checks", []) if isinstance(c, dict)):
+        return None              # the message is the candidate's own text: a rule from it would be its words
     reason = verdict.get("reason", "")
     text = re.sub(r"(/[^\s:'\"]+)+", "<path>", reason)
     if verdict.get("stage") != "guard":

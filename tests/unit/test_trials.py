@@ -196,6 +196,20 @@ def test_inputs_made_again_leave_the_generators_as_the_timed_call_found_them():
     assert not torch.equal(torch.rand(8), drawn)           # each call its own numbers
 
 
+def test_timed_integer_inputs_get_new_counts_and_permutations_stay_permutations():
+    """A cache keyed on an integer input's sum or max missed no timed call when the calls only shuffled the
+    values (red team b14: bincount, sort, histograms)."""
+    from adaexplore_core.judge.timing import FreshInputs
+
+    labels, order, mask = torch.randint(0, 10, (200,)), torch.randperm(50), torch.rand(40) > 0.5
+    fresh = FreshInputs([[labels, order, mask]], seed=3)
+    calls = [fresh.next() for _ in range(4)]
+    assert len({int(c[0].sum()) for c in calls}) > 1                          # new counts of each value
+    assert all(set(c[0].tolist()) <= set(labels.tolist()) for c in calls)     # only values it had
+    assert all(torch.equal(c[1].sort().values, torch.arange(50)) for c in calls)
+    assert all(int(c[2].sum()) == int(mask.sum()) for c in calls)
+
+
 def test_changed_in_place_keeps_the_objects_and_changes_a_part():
     torch.manual_seed(0)
     layer = torch.nn.Linear(6, 4)
