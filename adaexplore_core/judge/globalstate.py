@@ -3,8 +3,8 @@
 A candidate must not change what the reference computes or how it is timed: the default dtype and device,
 grad and inference mode, autocast, precision and determinism flags, active function or dispatch modes, global
 module hooks, and the functions of torch, ``torch.nn.functional``, ``torch.Tensor`` and ``nn.Parameter``,
-``torch.cuda``, the methods of ``torch.nn``'s module classes and the judge's own modules (a replaced or added
-function counts). Each candidate runs in a fresh process, so a change cannot reach another candidate; this
+``torch.cuda``, the methods of ``torch.nn``'s module classes, of ``torch.autograd.Function`` and of Triton's kernel
+classes, and the judge's own modules (a replaced or added function counts). Each candidate runs in a fresh process, so a change cannot reach another candidate; this
 check makes it an invalid verdict instead of a silently different reference.
 """
 from __future__ import annotations
@@ -13,6 +13,10 @@ import sys
 from typing import Any
 
 import torch
+import triton
+from triton.runtime.autotuner import Autotuner, Heuristics
+from triton.runtime.interpreter import InterpretedFunction
+from triton.runtime.jit import JITFunction, KernelInterface
 
 NAMESPACES = ("torch", "torch.nn.functional", "torch.cuda", "torch.linalg", "torch.fft", "triton",
               "triton.language", "adaexplore_core.judge.timing", "adaexplore_core.judge.correctness",
@@ -63,7 +67,22 @@ def _functions() -> dict[str, int]:
         for attr, value in list(vars(cls).items()):
             if callable(value) or isinstance(value, (staticmethod, classmethod, property)):
                 ids[f"torch.nn.{cls.__name__}.{attr}"] = id(value)
+    for dotted, cls in _reachable_classes():           # Function.apply, a kernel's launch (red team b2)
+        for attr, value in list(vars(cls).items()):
+            if callable(value) or isinstance(value, (staticmethod, classmethod, property)):
+                ids[f"{dotted}.{attr}"] = id(value)
     return ids
+
+
+def _reachable_classes() -> list[tuple[str, type]]:
+    """Classes a candidate reaches through the allowlist besides torch.Tensor and torch.nn's: the base of its
+    autograd Functions and those of its kernels (their launch path), and triton.Config."""
+    found = [("torch.autograd.Function", torch.autograd.Function),
+             ("torch.autograd.function.FunctionCtx", torch.autograd.function.FunctionCtx),
+             ("triton.Config", triton.Config)]
+    found += [(f"triton.runtime.{c.__name__}", c) for c in (JITFunction, KernelInterface, Autotuner, Heuristics,
+                                                            InterpretedFunction)]
+    return found
 
 
 def _tensor_classes() -> list[type]:

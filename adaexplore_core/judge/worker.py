@@ -507,7 +507,8 @@ class Judging:
         witness.replay(task, reference, self.request, self.device)      # the reference's state moves alike
         self.sync()
         self.check_global_state("in the witnessed forward and backward")
-        moved = [n for n, p in ood.named_parameters_of(candidate) if not torch.equal(p.detach(), params_before[n])]
+        moved = [n for n, p in ood.named_parameters_of(candidate)
+                 if n not in params_before or not torch.equal(p.detach(), params_before[n])]
         if moved:
             raise self.fail("correctness", "state", f"witnessed backward: parameter(s) {moved[:3]} changed",
                             f"The candidate changed its parameter(s) {', '.join(moved[:3])} in its forward or "

@@ -29,6 +29,17 @@ def test_default_dtype_and_replaced_function_are_named():
     assert state.changes() == []
 
 
+def test_a_replaced_method_of_a_class_the_allowlist_reaches_is_named(monkeypatch):
+    """torch.autograd.Function.apply replaced made every custom autograd Function of the program return
+    zeros, unseen (red team b2); a kernel's launch path likewise."""
+    from triton.runtime.jit import JITFunction
+    state = GlobalState()
+    monkeypatch.setattr(torch.autograd.Function, "apply", classmethod(lambda cls, *args: torch.zeros(1)))
+    monkeypatch.setattr(JITFunction, "run", lambda self, *args, **kwargs: None)
+    changes = " ".join(state.changes())
+    assert "torch.autograd.Function.apply" in changes and "triton.runtime.JITFunction.run" in changes, changes
+
+
 def test_an_active_function_mode_is_seen():
     from torch.overrides import TorchFunctionMode
 
