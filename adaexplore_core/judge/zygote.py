@@ -147,11 +147,7 @@ def _child(channel: Any, request: JudgeRequest, device: str, folder: Path, count
            env: dict[str, Any], exec_paths: tuple[str, ...]) -> None:
     from . import worker
 
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chdir(folder)
-    for name in ("HOME", "TMPDIR"):
-        os.environ[name] = str(folder)
-    os.environ["TRITON_CACHE_DIR"] = str(folder / "triton-cache")
+    _move_into(folder)
     env = dict(env)
     if sandbox.opted_out():
         env["sandbox"] = "off (ADAEXPLORE_SANDBOX=off)"
@@ -163,12 +159,26 @@ def _child(channel: Any, request: JudgeRequest, device: str, folder: Path, count
             channel.send(type="verdict", id=request.id, nonce=request.nonce, verdict=verdict.to_dict())
             return
     if device.startswith("cuda"):
-        whole = bool(request.options.get("whole_gpu"))
-        share = WHOLE_GPU_FRACTION if whole else float(os.environ.get("ADAEXPLORE_GPU_MEMORY_FRACTION", "0.45"))
-        worker.use_gpu(device, share)
+        worker.use_gpu(device, _gpu_share(request))
         env.update(worker.gpu_environment(device))
     verdict = worker.judge(channel, request, counter, folder, env)
     channel.send(type="verdict", id=request.id, nonce=request.nonce, verdict=verdict.to_dict())
+
+
+def _move_into(folder: Path) -> None:
+    """A child's own folder: made, its working directory, its HOME, TMPDIR and Triton cache."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chdir(folder)
+    for name in ("HOME", "TMPDIR"):
+        os.environ[name] = str(folder)
+    os.environ["TRITON_CACHE_DIR"] = str(folder / "triton-cache")
+
+
+def _gpu_share(request: JudgeRequest) -> float:
+    """The part of the GPU's memory a child may take: all but the baseline's room for a whole-GPU task."""
+    if request.options.get("whole_gpu"):
+        return WHOLE_GPU_FRACTION
+    return float(os.environ.get("ADAEXPLORE_GPU_MEMORY_FRACTION", "0.45"))
 
 
 def _fork(run: Any, channel: Any) -> tuple[int, Any]:
@@ -214,10 +224,7 @@ def _witness_child(channel: Any, request: JudgeRequest, device: str, candidate_f
 
     from . import witness, worker
 
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chdir(folder)
-    for name in ("HOME", "TMPDIR"):
-        os.environ[name] = str(folder)
+    _move_into(folder)
     if not sandbox.opted_out():
         policy = _policy(folder, request, device, exec_paths)
         try:
@@ -228,8 +235,7 @@ def _witness_child(channel: Any, request: JudgeRequest, device: str, candidate_f
     gpu = device.startswith("cuda")
     whole = bool(request.options.get("whole_gpu"))
     if gpu:
-        worker.use_gpu(device, WHOLE_GPU_FRACTION if whole else
-                       float(os.environ.get("ADAEXPLORE_GPU_MEMORY_FRACTION", "0.45")))
+        worker.use_gpu(device, _gpu_share(request))
         channel.send(type="acquire", exclusive=whole)
         go = channel.receive()
         if go is None or go.get("type") != "go":
