@@ -10,7 +10,12 @@ timing) are timed at the realistic suite's sizes by:
 - ``judge_same_inputs``: the judge's loop (events around each call, L2 flushed before it) on one fixed input set,
   so the difference to ``judge`` is the cost of making fresh inputs on the host before every call;
 - ``do_bench``: ``triton.testing.do_bench`` median;
-- ``host_us``: the host's own time per call with nothing synchronised (the launch cost the GPU may wait for).
+- ``judge_hidden_ms``: the judge's loop with a spin kernel (``torch.cuda._sleep``) queued after the flush, so the
+  GPU is still busy while the host launches the call: the device's time alone, launch latency hidden;
+- ``pipelined_ms``: calls back to back on prepared fresh inputs, nothing between them, total / count: what a
+  program calling the module in a loop sees per call (host-bound if the host is slower than the device);
+- ``host_us``: the host's own time per call with nothing synchronised (the launch cost the GPU may wait for);
+- ``fresh_host_us``: the host's time to make one call's fresh inputs and flush L2 (what the judge adds per call).
 
 ``--busy N`` repeats everything with N processes spinning on the CPU beside it (the other judge workers). The
 spread between the ways, next to ``host_us``, says whether the loop lets the GPU wait for the host.
@@ -36,7 +41,7 @@ from adaexplore_core.judge import timing  # noqa: E402
 
 SUITE = ROOT / "benchmarks" / "realistic"
 MODULES = ("llama_rmsnorm_bf16", "swiglu_chunk_bf16", "gelu_tanh_fp16", "causal_softmax_mask_buffer_fp16",
-           "logit_softcap_bf16")
+           "logit_softcap_bf16", "hf_llama_mlp_bf16")
 
 
 def load(name: str) -> Any:
@@ -59,6 +64,66 @@ def judge_same_inputs(fn: Callable[..., Any], inputs: list[Any], device: torch.d
             pairs.append((start, end))
         torch.cuda.synchronize(device)
     return statistics.median(s.elapsed_time(e) for s, e in pairs)
+
+
+_CYCLES_PER_MS: list[float] = []
+
+
+def cycles_per_ms(device: torch.device) -> float:
+    """Clock cycles of ``torch.cuda._sleep`` per ms on this GPU, measured once."""
+    if not _CYCLES_PER_MS:
+        torch.cuda._sleep(1_000_000)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(10_000_000)
+        end.record()
+        torch.cuda.synchronize(device)
+        _CYCLES_PER_MS.append(10_000_000 / start.elapsed_time(end))
+    return _CYCLES_PER_MS[0]
+
+
+def judge_hidden(fn: Callable[..., Any], fresh: timing.FreshInputs, device: torch.device, count: int) -> float:
+    """The judge's loop with fresh inputs and a 0.5 ms spin kernel before each call's start event: median ms."""
+    cycles = int(cycles_per_ms(device) * 0.5)
+    pairs = []
+    with torch.no_grad():
+        for _ in range(count):
+            inputs = fresh.next()
+            timing._flush_l2(device)
+            torch.cuda._sleep(cycles)
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn(*inputs)
+            end.record()
+            pairs.append((start, end))
+            del inputs
+        torch.cuda.synchronize(device)
+    return statistics.median(s.elapsed_time(e) for s, e in pairs)
+
+
+def pipelined(fn: Callable[..., Any], fresh: timing.FreshInputs, device: torch.device, count: int = 100) -> float:
+    """Calls back to back on ``count`` prepared fresh input sets: ms per call, as a loop in a program sees it."""
+    sets = [fresh.next() for _ in range(count)]
+    with torch.no_grad():
+        torch.cuda.synchronize(device)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for inputs in sets:
+            fn(*inputs)
+        end.record()
+        torch.cuda.synchronize(device)
+    return start.elapsed_time(end) / count
+
+
+def fresh_host_us(fresh: timing.FreshInputs, device: torch.device, count: int = 200) -> float:
+    torch.cuda.synchronize(device)
+    began = time.perf_counter()
+    for _ in range(count):
+        fresh.next()
+        timing._flush_l2(device)
+    spent = time.perf_counter() - began
+    torch.cuda.synchronize(device)
+    return spent / count * 1e6
 
 
 def host_us(fn: Callable[..., Any], inputs: list[Any], device: torch.device, count: int = 200) -> float:
@@ -87,8 +152,11 @@ def bench_module(name: str, device: torch.device) -> dict[str, Any]:
             row[who] = {
                 "judge_ms": round(timing.measure(fn, fresh, device).median_ms, 5),
                 "judge_same_inputs_ms": round(judge_same_inputs(fn, inputs, device, 300), 5),
+                "judge_hidden_ms": round(judge_hidden(fn, fresh, device, 300), 5),
+                "pipelined_ms": round(pipelined(fn, fresh, device), 5),
                 "do_bench_ms": round(do_bench(lambda: fn(*inputs), warmup=25, rep=200, return_mode="median"), 5),
                 "host_us": round(host_us(fn, inputs, device), 1),
+                "fresh_host_us": round(fresh_host_us(fresh, device), 1),
             }
     return row
 
