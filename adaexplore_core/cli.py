@@ -102,6 +102,11 @@ def format_verdict(verdict: Verdict) -> str:
                          f"{speedup_interval(t.speedup_vs_compile, t.speedup_vs_compile_low, t.speedup_vs_compile_high)}")
         else:
             lines.append(f"  compile   not measured ({t.compile_note})")
+        if t.candidate_host_ms is not None:
+            hosts = [f"candidate {t.candidate_host_ms:.4f}", f"eager {t.eager_host_ms:.4f}"] + \
+                ([f"compile {t.compile_host_ms:.4f}"] if t.compile_host_ms is not None else [])
+            lines.append(f"  device times above; the host's ms to launch one call: {', '.join(hosts)}"
+                         + (f" ({t.uncovered_calls} launches outlasted the spin before them)" if t.uncovered_calls else ""))
     elif verdict.timing_note:
         lines.append(f"  timing: {verdict.timing_note}")
     env = verdict.env

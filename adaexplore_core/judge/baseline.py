@@ -20,7 +20,7 @@ import torch
 
 from ..task import TaskError, TaskSpec, load_task
 from . import roofline
-from .timing import FreshInputs, input_set_count, measure
+from .timing import FreshInputs, Measurement, input_set_count, measure
 from .worker import Channel, _describe, gpu_environment, prepare_process, use_gpu
 
 
@@ -89,15 +89,15 @@ class Baselines:
         except Exception:  # noqa: BLE001 - e.g. out of memory for the probes, an op FlopCounterMode rejects
             return {}
 
-    def measure(self, key: str, which: str, seed: int) -> list[float]:
+    def measure(self, key: str, which: str, seed: int) -> Measurement:
         prepared = self.prepared[key]
         model = prepared.compiled if which == "compiled" else prepared.reference
         rng = random.Random(seed)
         fresh = FreshInputs(self._sets(prepared.task, rng), rng.getrandbits(62))
-        samples = measure(model, fresh, self.device).samples
+        m = measure(model, fresh, self.device)
         del fresh
         torch.cuda.empty_cache()
-        return samples
+        return m
 
 
 def main() -> int:
@@ -120,8 +120,8 @@ def main() -> int:
                 facts = baselines.prepare(TaskSpec(**message["task"]), int(message["seed"]))
                 channel.send(type="prepared", **facts)
             elif kind == "measure":
-                samples = baselines.measure(message["key"], message["which"], int(message["seed"]))
-                channel.send(type="samples", samples=samples)
+                m = baselines.measure(message["key"], message["which"], int(message["seed"]))
+                channel.send(type="samples", samples=m.samples, host_ms=m.host_ms, uncovered=m.uncovered)
         except (TaskError, Exception) as e:  # noqa: BLE001 - the pool reports it as the judge's error
             channel.send(type="failed", reason=_describe(e))
 

@@ -267,10 +267,10 @@ class _Baseline:
             self.facts[key] = self._ask({"type": "prepare", "task": task, "seed": secrets.randbits(62)}, "prepared")
         return self.facts[key]
 
-    def measure(self, task: dict[str, Any], which: str) -> list[float]:
+    def measure(self, task: dict[str, Any], which: str) -> "_Measured":
         key = TaskSpec(**task).key()
         reply = self._ask({"type": "measure", "key": key, "which": which, "seed": secrets.randbits(62)}, "samples")
-        return [float(x) for x in reply["samples"]]
+        return _Measured.of(reply)
 
     def close(self) -> None:
         if self.proc is not None:
@@ -587,6 +587,35 @@ class _Slot(threading.Thread):
         return outcome
 
 
+@dataclass
+class _Measured:
+    """One measurement's reply: device ms per timed call, the host's ms to launch each, and how many launches
+    outlasted the spin before them (``timing.measure``)."""
+
+    samples: list[float]
+    host_ms: list[float]
+    uncovered: int
+
+    @classmethod
+    def of(cls, reply: dict[str, Any]) -> "_Measured":
+        return cls([float(x) for x in reply["samples"]], [float(x) for x in reply.get("host_ms") or []],
+                   int(reply.get("uncovered") or 0))
+
+
+@dataclass
+class _Series:
+    """The measurements of one timed thing (the candidate, eager or torch.compile) over the rounds."""
+
+    rounds: list[list[float]] = dataclasses.field(default_factory=list)
+    host_ms: list[float] = dataclasses.field(default_factory=list)
+    uncovered: int = 0
+
+    def add(self, m: _Measured) -> None:
+        self.rounds.append(m.samples)
+        self.host_ms += m.host_ms
+        self.uncovered += m.uncovered
+
+
 @dataclass(eq=False)
 class _Timed:
     """A candidate waiting in its timing phase: its slot (which owns its process), request and clock."""
@@ -607,8 +636,8 @@ def _time_together(pool: "JudgePool", device: str, group: list[_Timed], rounds: 
     that stopped while timed (the others go on)."""
     first = group[0].request
     outcomes: dict[_Timed, Timing | Verdict | _Stop] = {}
-    samples: dict[_Timed, list[list[float]]] = {m: [] for m in group}
-    baselines: dict[str, list[list[float]]] = {"eager": [], "compiled": []}
+    samples: dict[_Timed, _Series] = {m: _Series() for m in group}
+    baselines: dict[str, _Series] = {"eager": _Series(), "compiled": _Series()}
     baseline = pool._baseline_for(device)
     started = time.monotonic()
     try:
@@ -622,12 +651,11 @@ def _time_together(pool: "JudgePool", device: str, group: list[_Timed], rounds: 
                 for what in (before, *(active if r % 2 == 0 else active[::-1]), after):
                     if isinstance(what, _Timed):
                         try:
-                            reply = what.ask({"type": "measure"}, "samples")
-                            samples[what].append([float(x) for x in reply["samples"]])
+                            samples[what].add(_Measured.of(what.ask({"type": "measure"}, "samples")))
                         except _Stop as stop:
                             outcomes[what] = stop
                     elif what == "eager" or facts.get("compiled"):
-                        baselines[what].append(baseline.measure(first.task, what))
+                        baselines[what].add(baseline.measure(first.task, what))
             done: dict[_Timed, dict[str, Any]] = {}
             for m in group:
                 if m not in outcomes:
@@ -641,8 +669,11 @@ def _time_together(pool: "JudgePool", device: str, group: list[_Timed], rounds: 
     seconds = time.monotonic() - started
     for m in group:
         if m not in outcomes:
-            timing = timing_from_rounds({"candidate": samples[m], **baselines}, facts,
+            series = {"candidate": samples[m], **baselines}
+            timing = timing_from_rounds({who: s.rounds for who, s in series.items()}, facts,
                                         float(done[m]["event_ms"]), float(done[m]["wall_ms"]))
+            if isinstance(timing, Timing):
+                _add_host(timing, series)
             if isinstance(timing, Timing):
                 timing.group, timing.group_seconds = len(group), round(seconds, 3)
             outcomes[m] = timing
@@ -689,6 +720,17 @@ def timing_from_rounds(rounds: dict[str, list[list[float]]], facts: dict[str, An
     return timing
 
 
+def _add_host(timing: Timing, series: dict[str, _Series]) -> None:
+    """The host's median ms to launch one call of each, and the launches that outlasted the spin before them."""
+    def median(s: _Series) -> float | None:
+        return round(stats.median(s.host_ms), 5) if s.host_ms else None
+
+    timing.candidate_host_ms = median(series["candidate"])
+    timing.eager_host_ms = median(series["eager"])
+    timing.compile_host_ms = median(series["compiled"]) if series["compiled"].rounds else None
+    timing.uncovered_calls = sum(s.uncovered for s in series.values())
+
+
 def _with_timing(verdict: Verdict, timing: Timing | Verdict | None) -> Verdict:
     """The child's verdict with the pool's timing; a timing that failed makes a valid verdict fail."""
     if not verdict.ok or timing is None:
@@ -705,6 +747,9 @@ def _with_timing(verdict: Verdict, timing: Timing | Verdict | None) -> Verdict:
     if timing.speedup_vs_compile is not None:
         verdict.reason += (f", {_interval(timing.speedup_vs_compile, timing.speedup_vs_compile_low, timing.speedup_vs_compile_high)}"
                            " vs torch.compile")
+    if timing.host_bound():
+        verdict.reason += (f"; host-bound: {timing.candidate_host_ms:.4f} ms per call to launch on the host, above its "
+                           f"{timing.candidate_ms:.4f} ms on the device (a loop of calls runs at the host's pace)")
     return verdict
 
 

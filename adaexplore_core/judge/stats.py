@@ -67,6 +67,10 @@ def pooled_median(samples: list[list[float]]) -> float:
     return float(np.median(np.concatenate([np.asarray(r, dtype=np.float64) for r in samples])))
 
 
+def median(values: list[float]) -> float:
+    return float(np.median(np.asarray(values, dtype=np.float64)))
+
+
 def spread(samples: list[list[float]]) -> float:
     """Interquartile range of all rounds' samples together (ms)."""
     values = np.concatenate([np.asarray(r, dtype=np.float64) for r in samples])

@@ -6,6 +6,14 @@ by new random factors, into new tensors, and the global RNG is reseeded, so a ca
 ``data_ptr``, sampled values or RNG state cannot hit. A few timed calls, at random positions, keep their inputs
 and outputs for the caller to check against the reference. ``completion`` times a few calls both with events and
 with the host's clock after a device-wide synchronize: work hidden from the current stream shows as a gap.
+
+The events measure the device alone. Making fresh inputs costs the host ~0.3 ms per call, so the device is idle
+when a call's start event is queued, and without care the interval would include the host's time to launch the
+call: for a 40 µs compiled kernel on a host busy with other judge workers, 2-4x its device time (H200,
+2026-12-02). So a spin kernel (``torch.cuda._sleep``) is queued after the L2 flush and before the start event,
+long enough to cover the host's launch of the call (twice its usual time, ``cover_ms``): the call's kernels are all
+queued before the device reaches them. The host's own time per call is measured too and reported beside the
+device's: a call whose host time exceeds its device time is host-bound in a loop.
 """
 from __future__ import annotations
 
@@ -34,7 +42,9 @@ class TimingConfig:
 
 @dataclass
 class Measurement:
-    samples: list[float]                                   # ms per timed call
+    samples: list[float]                                   # device ms per timed call (launch hidden)
+    host_ms: list[float] = field(default_factory=list)     # the host's ms to launch each timed call
+    uncovered: int = 0                                     # calls whose launch outlasted the spin before them
     # (a function making the call's inputs again, as they were before the call; its output)
     checked: list[tuple[Callable[[], list[Any]], Any]] = field(default_factory=list)
 
@@ -122,20 +132,38 @@ def _flush_l2(device: torch.device) -> None:
     buf.zero_()
 
 
+MIN_COVER_MS = 0.03      # the shortest spin before a timed call
+MAX_COVER_MS = 5.0       # the longest: a call whose launch takes longer is host-bound whatever its device time
+
+
+def cover_ms(host_ms: list[float]) -> float:
+    """How long the spin before a timed call runs: twice the launch time nine in ten calls stayed under (one
+    slow launch, a garbage collection say, does not make every spin long), within the bounds above."""
+    if not host_ms:
+        return MIN_COVER_MS
+    ninetieth = sorted(host_ms)[min(len(host_ms) - 1, int(0.9 * len(host_ms)))]
+    return min(MAX_COVER_MS, max(MIN_COVER_MS, 2 * ninetieth))
+
+
 def measure(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
             config: TimingConfig = TimingConfig(), check: bool = False) -> Measurement:
     """Time ``fn`` on fresh inputs; with ``check``, keep a few calls' inputs and outputs."""
     with torch.no_grad():
+        began = time.perf_counter()
         fn(*fresh.next())                           # first call: compilation, autotuning, allocator warm-up
         torch.cuda.synchronize(device)
-        per_call = max(statistics.median(_time_calls(fn, fresh, device, 3).samples), 1e-3)
-        _time_calls(fn, fresh, device, min(200, max(2, int(config.warmup_ms / per_call))))
+        first = (time.perf_counter() - began) * 1000
+        probe = _time_calls(fn, fresh, device, 3, cover=min(MAX_COVER_MS, max(MIN_COVER_MS, first)))
+        per_call = max(statistics.median(probe.samples), 1e-3)
+        warm = _time_calls(fn, fresh, device, min(200, max(2, int(config.warmup_ms / per_call))),
+                           cover=cover_ms(probe.host_ms))
         count = int(min(config.max_iterations, max(config.min_iterations, config.budget_ms / per_call)))
         rng = random.Random(fresh.rng.getrandbits(62))
         count += rng.randrange(count // 4 + 1)          # the last call cannot be predicted from the budget
         keep_last, checked = retention(fresh.base_sets[0], config)
         picks = set(rng.sample(range(count), min(count, checked))) if check else set()
-        return _time_calls(fn, fresh, device, count, picks, keep_last=keep_last if check else 0)
+        return _time_calls(fn, fresh, device, count, picks, keep_last=keep_last if check else 0,
+                           cover=cover_ms(probe.host_ms + warm.host_ms))
 
 
 RETAINED = 2   # every checked measurement keeps each call's output alive for this many calls
@@ -155,19 +183,24 @@ def _bytes(inputs: list[Any]) -> int:
 
 
 def _time_calls(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device, count: int,
-                checked: set[int] = frozenset(), keep_last: int = 0) -> Measurement:
-    """Timed calls. With ``keep_last``, every call's output stays alive for the next ``keep_last`` calls, so no
-    call sees the memory of the one before it and a checked call's allocations look like any other's; the
-    last ones and the ``checked`` ones are returned, each as (its inputs made again, its output)."""
-    pairs, kept, recent = [], [], []
+                checked: set[int] = frozenset(), keep_last: int = 0, cover: float = MIN_COVER_MS) -> Measurement:
+    """Timed calls, each behind a spin of ``cover`` ms (a launch that outlasts it is counted). With
+    ``keep_last``, every call's output stays alive for the next ``keep_last`` calls, so no call sees the memory
+    of the one before it and a checked call's allocations look like any other's; the last ones and the
+    ``checked`` ones are returned, each as (its inputs made again, its output)."""
+    pairs, kept, recent, host, uncovered = [], [], [], [], 0
     for i in range(count):
         inputs = fresh.next()
         before = functools.partial(fresh.make, fresh.last_recipe)
         _flush_l2(device)
+        torch.cuda._sleep(int(cover * _cycles_per_ms(device)))
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        began = time.perf_counter()
         start.record()
         out = fn(*inputs)
         end.record()
+        host.append((time.perf_counter() - began) * 1000)
+        uncovered += host[-1] > cover
         pairs.append((start, end))
         if i in checked:
             kept.append((before, out))
@@ -175,7 +208,25 @@ def _time_calls(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device
             recent = (recent + [(before, out)])[-keep_last:]
         del out, inputs, before
     torch.cuda.synchronize(device)          # device-wide: every stream has finished
-    return Measurement(samples=[s.elapsed_time(e) for s, e in pairs], checked=kept + recent)
+    return Measurement(samples=[s.elapsed_time(e) for s, e in pairs], host_ms=host, uncovered=uncovered,
+                       checked=kept + recent)
+
+
+_cycles: dict[torch.device, float] = {}
+
+
+def _cycles_per_ms(device: torch.device) -> float:
+    """The clock cycles ``torch.cuda._sleep`` spins per ms on ``device``, measured once per process."""
+    if device not in _cycles:
+        with torch.cuda.device(device):
+            torch.cuda._sleep(1_000_000)                  # the clocks up
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch.cuda._sleep(10_000_000)
+            end.record()
+            end.synchronize()
+            _cycles[device] = 10_000_000 / max(start.elapsed_time(end), 1e-3)
+    return _cycles[device]
 
 
 def completion(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,

@@ -70,6 +70,15 @@ class Timing:
     rounds: int = 0                              # timing rounds interleaved with the baselines
     group: int = 1                               # candidates timed in the same rounds (sharing the baselines')
     group_seconds: float | None = None           # the group's time holding the GPU alone
+    # the host's median ms to launch one call (the device's times above hide it: timing.py)
+    candidate_host_ms: float | None = None
+    eager_host_ms: float | None = None
+    compile_host_ms: float | None = None
+    uncovered_calls: int = 0                     # timed calls whose launch outlasted the spin queued before them
+
+    def host_bound(self) -> bool:
+        """Whether launching one call takes the host longer than the device takes to run it."""
+        return self.candidate_host_ms is not None and self.candidate_host_ms > self.candidate_ms
 
     def faster_than_eager(self) -> bool:
         """Faster only when the whole interval says so."""

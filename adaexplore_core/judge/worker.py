@@ -1876,7 +1876,7 @@ class Judging:
             if kind == "measure":
                 m = measure(forward, fresh, self.device, check=True)
                 checked += self._check_timed_outputs(reference, m.checked)   # before the pool times anything else
-                self.channel.send(type="samples", samples=m.samples)
+                self.channel.send(type="samples", samples=m.samples, host_ms=m.host_ms, uncovered=m.uncovered)
             elif kind == "completion":
                 event_ms, wall_ms = completion(forward, fresh, self.device)
                 self.channel.send(type="completion", event_ms=event_ms, wall_ms=wall_ms)

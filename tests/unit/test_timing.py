@@ -84,3 +84,17 @@ def test_large_inputs_keep_fewer_copies_while_timed():
     assert timing.retention(small) == (timing.RETAINED, timing.TimingConfig().checked_calls)
     assert timing.retention(large) == (1, 1)
     assert timing.retention([3, torch.empty(4, device="meta")]) == (timing.RETAINED, timing.TimingConfig().checked_calls)
+
+
+def test_the_spin_before_a_timed_call_covers_twice_the_usual_launch():
+    assert timing.cover_ms([0.04] * 10) == pytest.approx(0.08)
+    assert timing.cover_ms([]) == timing.MIN_COVER_MS
+
+
+def test_one_slow_launch_does_not_lengthen_every_spin():
+    assert timing.cover_ms([0.05] * 19 + [3.0]) == pytest.approx(0.10)
+
+
+def test_the_spin_stays_within_its_bounds():
+    assert timing.cover_ms([0.001] * 5) == timing.MIN_COVER_MS
+    assert timing.cover_ms([40.0] * 5) == timing.MAX_COVER_MS

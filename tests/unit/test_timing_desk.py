@@ -154,7 +154,8 @@ class Baseline:
         if self.fail:
             raise RuntimeError("the baseline process died")
         self.log.append(which)
-        return [2.0] * 5 if which == "eager" else [1.5] * 5
+        from adaexplore_core.judge.pool import _Measured
+        return _Measured([2.0] * 5 if which == "eager" else [1.5] * 5, [0.01] * 5, 0)
 
 
 class Slot:

@@ -49,3 +49,33 @@ def test_without_torch_compile_only_eager_is_compared():
 def test_no_roofline_facts_no_floor():
     t = timing_from_rounds(rounds(2.0, 0.001, 1.5), {"compiled": True}, event_ms=0.001, wall_ms=0.05)
     assert isinstance(t, Timing) and t.roofline_fraction is None
+
+
+def host_series(host_ms: float, uncovered: int = 0):
+    from adaexplore_core.judge.pool import _Measured, _Series
+    s = _Series()
+    s.add(_Measured.of({"samples": [1.0], "host_ms": [host_ms] * 3, "uncovered": uncovered}))
+    return s
+
+
+def test_host_launch_times_are_reported_beside_the_device_times():
+    from adaexplore_core.judge.pool import _add_host
+    timing = timing_from_rounds(rounds(eager=2.0, cand=1.0, compiled=1.5), FACTS, 1.0, 1.0)
+    _add_host(timing, {"candidate": host_series(0.02), "eager": host_series(0.2, 1), "compiled": host_series(0.04, 2)})
+    assert (timing.candidate_host_ms, timing.eager_host_ms, timing.compile_host_ms) == (0.02, 0.2, 0.04)
+    assert timing.uncovered_calls == 3 and not timing.host_bound()
+
+
+def test_a_candidate_slower_to_launch_than_to_run_is_called_host_bound():
+    from adaexplore_core.judge.pool import _add_host, _with_timing
+    from adaexplore_core.judge.verdict import Verdict
+    timing = timing_from_rounds(rounds(eager=2.0, cand=1.0, compiled=1.5), FACTS, 1.0, 1.0)
+    _add_host(timing, {"candidate": host_series(1.7), "eager": host_series(0.2), "compiled": host_series(0.04)})
+    verdict = _with_timing(Verdict("valid", "All checks passed", "ok"), timing)
+    assert timing.host_bound() and "host-bound: 1.7000 ms per call" in verdict.reason
+
+
+def test_a_reply_without_host_times_still_reads():
+    from adaexplore_core.judge.pool import _Measured
+    m = _Measured.of({"samples": [0.5, 0.6]})
+    assert (m.samples, m.host_ms, m.uncovered) == ([0.5, 0.6], [], 0)
