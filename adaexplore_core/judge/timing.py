@@ -31,7 +31,8 @@ L2_FLUSH_BYTES = 256 * 1024 * 1024   # several times the L2 of current GPUs (H20
 
 @dataclass(frozen=True)
 class TimingConfig:
-    """How long one measurement takes; a candidate is measured in several of these (rounds)."""
+    """How long one measurement takes (wall time: fresh inputs, the flush and the spin count); a candidate is
+    measured in several of these (rounds)."""
 
     budget_ms: float = 80.0
     warmup_ms: float = 10.0
@@ -154,9 +155,13 @@ def measure(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
         torch.cuda.synchronize(device)
         first = (time.perf_counter() - began) * 1000
         probe = _time_calls(fn, fresh, device, 3, cover=min(MAX_COVER_MS, max(MIN_COVER_MS, first)))
-        per_call = max(statistics.median(probe.samples), 1e-3)
-        warm = _time_calls(fn, fresh, device, min(200, max(2, int(config.warmup_ms / per_call))),
-                           cover=cover_ms(probe.host_ms))
+        cover = cover_ms(probe.host_ms)
+        estimate = max(statistics.median(probe.samples) + cover, statistics.median(probe.host_ms), 1e-3)
+        warm_count = min(200, max(2, int(config.warmup_ms / estimate)))
+        began = time.perf_counter()
+        warm = _time_calls(fn, fresh, device, warm_count, cover=cover)
+        # the budget is wall time: a call's fresh inputs, flush and spin cost as much as the call itself
+        per_call = max((time.perf_counter() - began) * 1000 / warm_count, 1e-3)
         count = int(min(config.max_iterations, max(config.min_iterations, config.budget_ms / per_call)))
         rng = random.Random(fresh.rng.getrandbits(62))
         count += rng.randrange(count // 4 + 1)          # the last call cannot be predicted from the budget
