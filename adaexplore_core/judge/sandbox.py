@@ -5,8 +5,9 @@ before CUDA is initialised or any candidate code runs. From then on the process 
 
 * writes only its work folder and /dev/null (on a GPU also /dev/nvidia* and its own /proc/<pid>/task, where
   CUDA names its threads), and reads only what Python + torch + triton need: the interpreter's prefixes,
-  sys.path, the packages already imported, the policy's read paths, /usr, /lib*, /proc, /sys and a few named
-  /etc files; not $HOME, not /etc/shadow, not other processes' /proc/<pid>/environ (Landlock);
+  sys.path, the packages already imported, the policy's read paths, /usr, /lib*, /sys, its own /proc/<pid>,
+  a few system-wide /proc entries and a few named /etc files; not $HOME, not /etc/shadow, no other process's
+  /proc/<pid> (Landlock);
 * has no network: socket() and socketpair() fail (on a GPU CUDA's AF_UNIX SOCK_SEQPACKET socket excepted),
   TCP bind/connect are denied by Landlock where ABI >= 4, io_uring (it bypasses seccomp) is denied;
 * starts no program at all, or on a GPU only the files the policy names: ptxas and the C compiler (Landlock
@@ -120,7 +121,14 @@ _DENIED = (
 # /etc holds secrets (shadow, ssh keys, tokens); only these files are readable, each if it exists.
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/ld.so.preload",
              "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group")
-SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/proc", "/sys")
+SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/sys")
+# Of /proc, the process's own folder (/proc/<pid>, so /proc/self and /proc/thread-self) and these system-wide
+# entries: no other process's folder (their command lines and status name the user's other programs and
+# their arguments). CUDA reads /proc/driver/nvidia, /proc/devices and /proc/modules; glibc, Python and torch
+# the rest.
+PROC_READ = ("/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/sys", "/proc/driver", "/proc/devices",
+             "/proc/modules", "/proc/filesystems", "/proc/version", "/proc/loadavg", "/proc/uptime",
+             "/proc/cgroups", "/proc/swaps", "/proc/zoneinfo", "/proc/pressure")
 DEV_READ = ("/dev/urandom", "/dev/random", "/dev/zero")
 
 
@@ -381,7 +389,8 @@ def _read_paths(policy: SandboxPolicy) -> tuple[list[str], list[str]]:
     interpreter = _interpreter_paths()
     implicit = [p for p in sys.path if p] + [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
     broad, skipped = _too_broad(os.path.realpath(policy.workdir)), []
-    grant = list(interpreter) + [p for p in SYSTEM_READ + ETC_FILES + DEV_READ if os.path.exists(p)]
+    grant = list(interpreter) + [p for p in SYSTEM_READ + PROC_READ + ETC_FILES + DEV_READ if os.path.exists(p)]
+    grant.append(f"/proc/{os.getpid()}")
     for path in dict.fromkeys(map(os.path.realpath, implicit + list(policy.read_paths))):
         if not os.path.exists(path) or path in interpreter:
             continue
@@ -464,7 +473,7 @@ def _landlock(rules: list[tuple[str, int]], abi: int, arch: str) -> None:
                 rule = ctypes.create_string_buffer(struct.pack("<Qi", rights, fd), 12)
                 _syscall("landlock_add_rule", arch, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
                          rule, ctypes.c_uint32(0))
-                if path.startswith(f"/proc/{os.getpid()}/"):
+                if path.startswith("/proc/"):        # procfs folders: the rule holds while the fd pins them
                     _PINNED.append(fd)
                     fd = -1
             finally:

@@ -197,6 +197,21 @@ attempt("list_etc", lambda: os.listdir("/etc"))
 attempt("read_parent_environ", lambda: open(f"/proc/{PPID}/environ", "rb").read())
 attempt("read_parent_mem", lambda: open(f"/proc/{PPID}/mem", "rb").read(1))
 attempt("read_init_environ", lambda: open("/proc/1/environ", "rb").read())
+# other processes' command lines and status (the user's programs and their arguments): only its own /proc/<pid>
+attempt("read_parent_cmdline", lambda: open(f"/proc/{PPID}/cmdline", "rb").read())
+attempt("read_parent_status", lambda: open(f"/proc/{PPID}/status").read())
+attempt("read_init_cmdline", lambda: open("/proc/1/cmdline", "rb").read())
+attempt("list_proc", lambda: os.listdir("/proc"))
+attempt("read_proc_cpuinfo", lambda: len(open("/proc/cpuinfo").read()) > 0)
+attempt("read_proc_sys", lambda: open("/proc/sys/kernel/pid_max").read().strip())
+attempt("read_own_cmdline", lambda: open(f"/proc/{os.getpid()}/cmdline", "rb").read().split(b"\0")[0].decode())
+def thread_self():
+    out = []
+    t = threading.Thread(target=lambda: out.append(open("/proc/thread-self/stat").read()[:1]))
+    t.start()
+    t.join()
+    return out
+attempt("read_thread_self", thread_self)
 # programs
 attempt("execv_sh", lambda: os.execv("/bin/sh", ["sh", "-c", f"echo pwned > {W}/exec_marker"]))
 attempt("os_system", lambda: os.system(f"echo pwned > {W}/system_marker"))
@@ -294,7 +309,8 @@ def test_escapes_fail(layout: dict, abi: int | None) -> None:
 
     # what must work
     for name in ("work_ops", "import_new_stdlib", "localtime", "thread", "read_reference", "read_ld_so_cache",
-                 "read_proc_self", "devnull", "renice_self", "prlimit_self"):
+                 "read_proc_self", "devnull", "renice_self", "prlimit_self", "read_proc_cpuinfo", "read_proc_sys",
+                 "read_own_cmdline", "read_thread_self"):
         assert r[name]["ok"], (name, r[name])
     assert r["work_ops"]["value"] == repr(["he", ["g.txt"], str(layout["work"])])
     assert r["rename_across_work_folders"]["ok"] == (effective >= 2), r["rename_across_work_folders"]
@@ -305,8 +321,9 @@ def test_escapes_fail(layout: dict, abi: int | None) -> None:
     for name in ("write_outside", "create_outside", "create_tmp", "mkdir_outside", "symlink_outside",
                  "rename_outside", "delete_outside", "truncate_outside", "write_ref", "read_home_key", "list_home",
                  "read_shadow", "read_etc_hostname", "list_etc", "read_parent_environ", "read_parent_mem",
-                 "read_init_environ"):
+                 "read_init_environ", "read_parent_cmdline", "read_parent_status", "read_init_cmdline", "list_proc"):
         assert denied(r[name], EACCES, EPERM), (name, r[name])
+    assert r["read_thread_self"]["value"] != "[]", r["read_thread_self"]
     for name in ("rename_into_work", "link_into_work", "rename_ref_into_work"):
         assert denied(r[name], EACCES, EPERM, EXDEV), (name, r[name])
     for name in ("truncate_ref", "o_trunc_readonly_ref"):
