@@ -66,25 +66,9 @@ def judge_same_inputs(fn: Callable[..., Any], inputs: list[Any], device: torch.d
     return statistics.median(s.elapsed_time(e) for s, e in pairs)
 
 
-_CYCLES_PER_MS: list[float] = []
-
-
-def cycles_per_ms(device: torch.device) -> float:
-    """Clock cycles of ``torch.cuda._sleep`` per ms on this GPU, measured once."""
-    if not _CYCLES_PER_MS:
-        torch.cuda._sleep(1_000_000)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.cuda._sleep(10_000_000)
-        end.record()
-        torch.cuda.synchronize(device)
-        _CYCLES_PER_MS.append(10_000_000 / start.elapsed_time(end))
-    return _CYCLES_PER_MS[0]
-
-
 def judge_hidden(fn: Callable[..., Any], fresh: timing.FreshInputs, device: torch.device, count: int) -> float:
     """The judge's loop with fresh inputs and a 0.5 ms spin kernel before each call's start event: median ms."""
-    cycles = int(cycles_per_ms(device) * 0.5)
+    cycles = int(timing._cycles_per_ms(device) * 0.5)
     pairs = []
     with torch.no_grad():
         for _ in range(count):

@@ -143,7 +143,11 @@ def cover_ms(host_ms: list[float]) -> float:
     if not host_ms:
         return MIN_COVER_MS
     ninetieth = sorted(host_ms)[min(len(host_ms) - 1, int(0.9 * len(host_ms)))]
-    return min(MAX_COVER_MS, max(MIN_COVER_MS, 2 * ninetieth))
+    return _bounded_cover(2 * ninetieth)
+
+
+def _bounded_cover(ms: float) -> float:
+    return min(MAX_COVER_MS, max(MIN_COVER_MS, ms))
 
 
 def measure(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
@@ -154,7 +158,7 @@ def measure(fn: Callable[..., Any], fresh: FreshInputs, device: torch.device,
         fn(*fresh.next())                           # first call: compilation, autotuning, allocator warm-up
         torch.cuda.synchronize(device)
         first = (time.perf_counter() - began) * 1000
-        probe = _time_calls(fn, fresh, device, 3, cover=min(MAX_COVER_MS, max(MIN_COVER_MS, first)))
+        probe = _time_calls(fn, fresh, device, 3, cover=_bounded_cover(first))
         cover = cover_ms(probe.host_ms)
         estimate = max(statistics.median(probe.samples) + cover, statistics.median(probe.host_ms), 1e-3)
         warm_count = min(200, max(2, int(config.warmup_ms / estimate)))
