@@ -748,9 +748,19 @@ def _with_timing(verdict: Verdict, timing: Timing | Verdict | None) -> Verdict:
         verdict.reason += (f", {_interval(timing.speedup_vs_compile, timing.speedup_vs_compile_low, timing.speedup_vs_compile_high)}"
                            " vs torch.compile")
     if timing.host_bound():
-        verdict.reason += (f"; host-bound: {timing.candidate_host_ms:.4f} ms per call to launch on the host, above its "
-                           f"{timing.candidate_ms:.4f} ms on the device (a loop of calls runs at the host's pace)")
+        verdict.reason += f"; host-bound: {_launch_comparison(timing)}"
     return verdict
+
+
+def _launch_comparison(timing: Timing) -> str:
+    """The candidate's launch time beside its device time and the baselines' launch times, all measured in the
+    same rounds (on a host loaded by other judge workers every launch is slower, the baselines' too)."""
+    baselines = [f"eager's {timing.eager_host_ms:.4f}"] if timing.eager_host_ms is not None else []
+    if timing.compile_host_ms is not None:
+        baselines.append(f"torch.compile's {timing.compile_host_ms:.4f}")
+    beside = f" (in the same rounds: {', '.join(baselines)})" if baselines else ""
+    return (f"{timing.candidate_host_ms:.4f} ms per call to launch on the host{beside}, above its "
+            f"{timing.candidate_ms:.4f} ms on the device (a loop of calls runs at the host's pace)")
 
 
 def _interval(estimate: float, low: float | None, high: float | None) -> str:

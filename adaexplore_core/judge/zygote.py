@@ -24,6 +24,7 @@ import shutil
 import signal
 import socket
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -263,6 +264,7 @@ def _witnessed(pool: Any, request: JudgeRequest, device: str, candidate_folder: 
                           [Check("protocol", False, f"{type(e).__name__}")])
         return {**message, "verdict": verdict.to_dict()}
     folder = workdir / f"witness-{request.id}"
+    started = time.monotonic()
     pool.send(type="clock", running=False)                   # the reference's time, not the candidate's
     pid, relay = _fork(lambda own: _witness_child(own, request, device, candidate_folder, folder, exec_paths),
                        pool)
@@ -274,6 +276,7 @@ def _witnessed(pool: Any, request: JudgeRequest, device: str, candidate_folder: 
         relay.close()
         shutil.rmtree(folder, ignore_errors=True)
     pool.send(type="clock", running=True)
+    phases = {**verdict.phase_seconds, "witness": round(time.monotonic() - started, 3)}
     answer = held[0] if held else {"failed": True, "detail": f"it ended without an answer "
                                                             f"({_exit_description(status)})"}
     ok, detail = bool(answer.get("ok")), str(answer.get("detail"))
@@ -287,6 +290,7 @@ def _witnessed(pool: Any, request: JudgeRequest, device: str, candidate_folder: 
                           f"the reference's in a process where it never ran, do not match: {detail}",
                           verdict.checks + [Check("witnessed", False, detail)], env=verdict.env,
                           envelope=verdict.envelope, trials=verdict.trials)
+    verdict.phase_seconds = phases
     return {**message, "verdict": verdict.to_dict()}
 
 

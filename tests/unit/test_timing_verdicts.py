@@ -73,6 +73,7 @@ def test_a_candidate_slower_to_launch_than_to_run_is_called_host_bound():
     _add_host(timing, {"candidate": host_series(1.7), "eager": host_series(0.2), "compiled": host_series(0.04)})
     verdict = _with_timing(Verdict("valid", "All checks passed", "ok"), timing)
     assert timing.host_bound() and "host-bound: 1.7000 ms per call" in verdict.reason
+    assert "(in the same rounds: eager's 0.2000, torch.compile's 0.0400)" in verdict.reason
 
 
 def test_a_reply_without_host_times_still_reads():
