@@ -144,6 +144,8 @@ class SandboxPolicy:
     read_paths: tuple[str, ...] = ()  # extra read-only files/folders (the reference's folder)
     exec_paths: tuple[str, ...] = ()  # files that may be run (+ ELF interpreter, install tree read); empty: no exec
     gpu: bool = False                 # /dev/nvidia* read-write + ioctl, and what CUDA needs (see module doc)
+    read_trees: tuple[str, ...] = ()  # folders readable whole, entries made later included (the witness's view
+                                      # of the judge's own folder, where each candidate's folder is made)
 
 
 @dataclass(frozen=True)
@@ -413,9 +415,13 @@ def _rules(policy: SandboxPolicy, handled: int) -> tuple[list[tuple[str, int]], 
         raise SandboxError(f"the sandbox's work folder {policy.workdir!r} is not a folder")
     if workdir in _too_broad(workdir) | {"/usr", os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}:
         raise SandboxError(f"the work folder {workdir!r} is too broad to be made writable; use a folder of its own")
-    for path in policy.read_paths + policy.exec_paths:
+    for path in policy.read_paths + policy.exec_paths + policy.read_trees:
         if not os.path.exists(path):
             raise SandboxError(f"the sandbox policy names {path!r}, which does not exist")
+    trees = [os.path.realpath(p) for p in policy.read_trees]
+    for tree in trees:
+        if tree in _too_broad(workdir) or not os.path.isdir(tree):
+            raise SandboxError(f"{tree!r} cannot be made readable whole: it is not a folder of the judge's own")
     for path in _interpreter_paths():
         if path == workdir or path.startswith(workdir + os.sep):
             raise SandboxError(f"the work folder {workdir!r} holds {path!r}, which the sandbox must keep read-only")
@@ -424,6 +430,7 @@ def _rules(policy: SandboxPolicy, handled: int) -> tuple[list[tuple[str, int]], 
     broad = _too_broad(workdir)
     rules += [(p, _FS_READ_DIR) for p in skipped if p not in broad and os.path.isdir(p) and any(
         r.startswith(p + os.sep) for r in reads)]     # a project folder is listed (imports), its hidden files unread
+    rules += [(t, _READ) for t in trees]
     rules.append((workdir, _WORKDIR))
     rules.append(("/dev/null", _FS_READ_FILE | _FS_WRITE_FILE | _FS_TRUNCATE))
     if policy.gpu:

@@ -4,8 +4,8 @@ Every check of ``worker.py`` runs in the candidate's own process, so a candidate
 could write its verdict itself. The witnessed trial takes the last word from that process: the candidate's
 process only *records* ModelNew's outputs on inputs of a seed drawn for the request (``record``, first thing
 after the candidate is built, before any trial changes its state), as plain bytes in its folder. After it has
-exited, the zygote forks a witness process, sandboxed like the candidate's, that never imports the candidate:
-it builds the reference with the same weights, runs it on the same inputs, reads the recorded outputs with a
+exited, the zygote's witness process (forked once per slot, sandboxed like a candidate's, kept between
+candidates since it never imports one: ``zygote._Witness``) builds the reference with the same weights, runs it on the same inputs, reads the recorded outputs with a
 parser that only accepts dtypes and shapes (``read_outputs``, no pickle) and compares them with the judge's
 tolerances (``check``). A valid verdict stands only when the witness agrees.
 

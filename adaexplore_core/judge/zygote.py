@@ -8,8 +8,8 @@ sends its verdict and exits; the zygote reports the child's pid when it starts a
 own, and the zygote relays only the messages a candidate's process may send (one verdict, for its own request;
 device and timing requests) and the pool's answers, until the child has exited. So a candidate's process, or
 anything it left behind, can neither report its own exit nor read the next request. A valid verdict is held
-until then, and passed on only after a witness process (forked alike, never running candidate code) has
-compared the outputs the candidate's process recorded with the reference's (``witness.py``). A child dies
+until then, and passed on only after the slot's witness process (forked alike and kept between candidates,
+since it never runs candidate code) has compared the outputs the candidate's process recorded with the reference's (``witness.py``). A child dies
 with the zygote (a parent-death signal, set before the sandbox), and the zygote with the pool
 (``lifetime.py``).
 """
@@ -46,10 +46,12 @@ RELAY_POLL_S = 0.05          # how often the relay looks whether the child has e
 
 
 def _relay(pool: Any, child: Any, pid: int, request_id: int, held: list[dict[str, Any]],
-           hold: Any = lambda message: False, allowed: frozenset[str] = CHILD_MESSAGES) -> int:
+           hold: Any = lambda message: False, allowed: frozenset[str] = CHILD_MESSAGES,
+           until: Any = None) -> int | None:
     """Pass the child's messages to the pool and the pool's answers to the child until the child exits; the
     child's wait status. A message the child may not send, or a second verdict, is dropped (and logged); one
-    for which ``hold(message)`` is true is appended to ``held`` instead of passed on."""
+    for which ``hold(message)`` is true is appended to ``held`` instead of passed on. ``until(held)``, where
+    given: return None as soon as it is true (a process that lives on: the witness)."""
     verdicts = 0
 
     def from_child(message: dict[str, Any] | None) -> bool:
@@ -88,8 +90,10 @@ def _relay(pool: Any, child: Any, pid: int, request_id: int, held: list[dict[str
             for key, _ in selector.select(RELAY_POLL_S):
                 if key.data == "child" and child_open:
                     child_open = from_child(next_from_child())
-                    while child_open and child.has_message():
+                    while child_open and child.has_message() and not (until and until(held)):
                         child_open = from_child(next_from_child())
+                    if until and until(held):
+                        return None
                     if not child_open:
                         selector.unregister(child.fileno())
                 elif key.data == "pool":
@@ -138,9 +142,8 @@ def _exit_description(status: int) -> str:
 def _policy(folder: Path, request: JudgeRequest, device: str, exec_paths: tuple[str, ...]) -> Any:
     """The candidate's sandbox: its folder, the reference's folder, and on a GPU the toolchain found once by the
     zygote (``sandbox.default_policy`` would look it up again, with subprocesses, for every candidate)."""
-    reference_folder = str(Path(request.task["path"]).resolve().parent)
     gpu = device.startswith("cuda")
-    return sandbox.SandboxPolicy(workdir=str(folder), read_paths=(reference_folder,),
+    return sandbox.SandboxPolicy(workdir=str(folder), read_paths=(_reference_folder(request),),
                                  exec_paths=exec_paths if gpu else (), gpu=gpu)
 
 
@@ -217,42 +220,100 @@ def _fork(run: Any, channel: Any) -> tuple[int, Any]:
     return pid, relay
 
 
-def _witness_child(channel: Any, request: JudgeRequest, device: str, candidate_folder: Path, folder: Path,
+class _Witness:
+    """The slot's witness process (witness.py), kept from one candidate to the next: forked from the zygote like
+    a candidate's process and sandboxed alike, it never runs candidate code, so it can live on, and CUDA, cuBLAS
+    and torch's first-use costs are paid once instead of per candidate. It may read the zygote's folder, where
+    every candidate's folder is made, and the reference's; a request for another reference folder or GPU share
+    starts a new one, as does one that died. Candidates cannot signal or trace it (the sandbox's seccomp
+    filter: signals only to themselves, no ptrace, no process_vm_*)."""
+
+    def __init__(self, device: str, workdir: Path, exec_paths: tuple[str, ...]) -> None:
+        self.device, self.workdir, self.exec_paths = device, workdir, exec_paths
+        self.pid: int | None = None
+        self.channel: Any = None
+        self.key: tuple[str, float] | None = None
+
+    def for_request(self, request: JudgeRequest, pool: Any) -> tuple[int, Any]:
+        """(pid, channel) of a live witness that can check ``request``."""
+        key = (_reference_folder(request), _gpu_share(request))
+        if self.pid is not None and (key != self.key or not self._alive()):
+            self.close()
+        if self.pid is None:
+            folder = self.workdir / "witness"
+            self.pid, self.channel = _fork(lambda own: _witness_child(own, request, self.device, folder, self.workdir,
+                                                                      self.exec_paths), pool)
+            self.key = key
+        return self.pid, self.channel
+
+    def _alive(self) -> bool:
+        assert self.pid is not None
+        try:
+            return os.waitpid(self.pid, os.WNOHANG)[0] == 0
+        except ChildProcessError:                            # reaped already (the relay saw it exit)
+            return False
+
+    def close(self) -> None:
+        if self.pid is not None:
+            if self._alive():
+                _kill_group(self.pid)
+                os.waitpid(self.pid, 0)
+            self.channel.close()
+        self.pid, self.channel, self.key = None, None, None
+
+
+def _reference_folder(request: JudgeRequest) -> str:
+    return str(Path(request.task["path"]).resolve().parent)
+
+
+def _witness_child(channel: Any, first: JudgeRequest, device: str, folder: Path, readable: Path,
                    exec_paths: tuple[str, ...]) -> None:
-    """The witness process (witness.py): sandboxed like a candidate's, with the candidate's folder readable;
-    it builds only the reference and says whether the candidate's recorded outputs are the reference's."""
+    """The witness process (witness.py): sandboxed like a candidate's, with the zygote's folder (where the
+    candidates' folders are) readable; for each ``check`` it builds only the reference and says whether the
+    candidate's recorded outputs are the reference's."""
     import torch
 
     from . import witness, worker
 
+    shutil.rmtree(folder, ignore_errors=True)
     _move_into(folder)
     if not sandbox.opted_out():
-        policy = _policy(folder, request, device, exec_paths)
+        policy = _policy(folder, first, device, exec_paths)
         try:
-            sandbox.enter(dataclasses.replace(policy, read_paths=policy.read_paths + (str(candidate_folder),)))
+            sandbox.enter(dataclasses.replace(policy, read_trees=(str(readable),)))
         except sandbox.SandboxError as e:
-            channel.send(type="witness", ok=False, failed=True, detail=f"it cannot be sandboxed here: {e}")
+            channel.send(type="witness", id=first.id, ok=False, failed=True,
+                         detail=f"it cannot be sandboxed here: {e}")
             return
     gpu = device.startswith("cuda")
-    whole = bool(request.options.get("whole_gpu"))
     if gpu:
-        worker.use_gpu(device, _gpu_share(request))
-        channel.send(type="acquire", exclusive=whole)
-        go = channel.receive()
-        if go is None or go.get("type") != "go":
+        worker.use_gpu(device, _gpu_share(first))
+    while True:
+        message = channel.receive()
+        if message is None:
             return
-    failed = False
-    try:
-        ok, detail = witness.check(request, torch.device(device), candidate_folder)
-    except Exception as e:  # noqa: BLE001 - the reference failed here as it did not in the candidate's process
-        ok, failed, detail = False, True, f"{type(e).__name__}: {e}"
-    if gpu:
-        channel.send(type="release")
-    channel.send(type="witness", ok=ok, failed=failed, detail=detail[:500])
+        if message.get("type") != "check":
+            continue
+        request = JudgeRequest.from_message(message["request"])
+        if gpu:
+            channel.send(type="acquire", exclusive=bool(request.options.get("whole_gpu")))
+            go = channel.receive()
+            if go is None or go.get("type") != "go":
+                return
+        failed = False
+        try:
+            ok, detail = witness.check(request, torch.device(device), Path(message["folder"]))
+        except Exception as e:  # noqa: BLE001 - the reference failed here as it did not in the candidate's process
+            ok, failed, detail = False, True, f"{type(e).__name__}: {e}"
+        if gpu:
+            torch.cuda.synchronize(device)
+            torch.cuda.empty_cache()                     # the next candidate's share of the memory is all its own
+            channel.send(type="release")
+        channel.send(type="witness", id=request.id, ok=ok, failed=failed, detail=detail[:500])
 
 
-def _witnessed(pool: Any, request: JudgeRequest, device: str, candidate_folder: Path, workdir: Path,
-               message: dict[str, Any], exec_paths: tuple[str, ...]) -> dict[str, Any]:
+def _witnessed(pool: Any, request: JudgeRequest, witness_process: _Witness, candidate_folder: Path,
+               message: dict[str, Any]) -> dict[str, Any]:
     """The candidate's valid verdict ``message`` as it stands after the witness process: with a passed
     ``witnessed`` check, or replaced by an invalid verdict."""
     from .verdict import Check, Verdict, invalid
@@ -263,22 +324,31 @@ def _witnessed(pool: Any, request: JudgeRequest, device: str, candidate_folder: 
         verdict = invalid("runtime", "The candidate's process sent a verdict the judge cannot read",
                           [Check("protocol", False, f"{type(e).__name__}")])
         return {**message, "verdict": verdict.to_dict()}
-    folder = workdir / f"witness-{request.id}"
     started = time.monotonic()
     pool.send(type="clock", running=False)                   # the reference's time, not the candidate's
-    pid, relay = _fork(lambda own: _witness_child(own, request, device, candidate_folder, folder, exec_paths),
-                       pool)
     held: list[dict[str, Any]] = []
-    try:
-        status = _relay(pool, relay, pid, request.id, held, hold=lambda m: m.get("type") == "witness",
-                        allowed=WITNESS_MESSAGES)
-    finally:
-        relay.close()
-        shutil.rmtree(folder, ignore_errors=True)
+    status: int | None = None
+
+    def mine(answer: dict[str, Any]) -> bool:                # not an answer left over from an earlier check
+        return answer.get("id") == request.id
+
+    for _ in range(2):
+        reused = witness_process.pid is not None
+        pid, relay = witness_process.for_request(request, pool)
+        try:
+            relay.send(type="check", request=request.to_message(), folder=str(candidate_folder))
+        except OSError:
+            pass                                             # it has exited: the relay reads what it said first
+        status = _relay(pool, relay, pid, request.id, held, allowed=WITNESS_MESSAGES,
+                        hold=lambda m: m.get("type") == "witness", until=lambda got: any(mine(m) for m in got))
+        if status is not None:                               # it exited: the next check starts another
+            witness_process.close()
+        if any(mine(m) for m in held) or not reused:        # a witness kept from earlier may have died since
+            break
     pool.send(type="clock", running=True)
     phases = {**verdict.phase_seconds, "witness": round(time.monotonic() - started, 3)}
-    answer = held[0] if held else {"failed": True, "detail": f"it ended without an answer "
-                                                            f"({_exit_description(status)})"}
+    ended = f" ({_exit_description(status)})" if status is not None else ""
+    answer = next((m for m in held if mine(m)), {"failed": True, "detail": f"it ended without an answer{ended}"})
     ok, detail = bool(answer.get("ok")), str(answer.get("detail"))
     if answer.get("failed"):              # the judge's own failure, not the candidate's: no verdict either way
         verdict = error("internal", f"The witness process could not check the candidate's outputs: {detail}",
@@ -311,9 +381,11 @@ def main() -> int:
     exec_paths = sandbox.toolchain_paths() if device.startswith("cuda") else ()
     problems = [] if sandbox.opted_out() else sandbox.support().problems()
     channel.send(type="ready", env=env, sandbox_problems=problems)
+    witness_process = _Witness(device, workdir, exec_paths)
     while True:
         message = channel.receive()
         if message is None:
+            witness_process.close()
             return 0
         if message.get("type") != "judge":
             continue
@@ -327,7 +399,7 @@ def main() -> int:
         finally:
             relay.close()
         for verdict in held:
-            channel.send(**_witnessed(channel, request, device, folder, workdir, verdict, exec_paths))
+            channel.send(**_witnessed(channel, request, witness_process, folder, verdict))
         channel.send(type="exited", id=request.id, status=_exit_description(status))
         shutil.rmtree(folder, ignore_errors=True)
 

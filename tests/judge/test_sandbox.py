@@ -459,6 +459,14 @@ def test_policy_helpers(tmp_path: Path) -> None:
         sandbox._rules(sandbox.SandboxPolicy(str(tmp_path), read_paths=(str(tmp_path / "nope"),)), 0)
     with pytest.raises(sandbox.SandboxError, match="read-only"):    # the project's own package must stay read-only
         sandbox._rules(sandbox.SandboxPolicy(str(REPO)), 0)
+    for tree in ("/tmp", str(tmp_path / "ref.py")):                  # a folder readable whole: the judge's own only
+        if tree.endswith(".py"):
+            Path(tree).write_text("x")
+        with pytest.raises(sandbox.SandboxError, match="cannot be made readable whole"):
+            sandbox._rules(sandbox.SandboxPolicy(str(tmp_path), read_trees=(tree,)), 0)
+    (tmp_path / "judge").mkdir()
+    rules, _ = sandbox._rules(sandbox.SandboxPolicy(str(tmp_path), read_trees=(str(tmp_path / "judge"),)), -1)
+    assert (str(tmp_path / "judge"), sandbox._READ) in rules     # whole: folders made in it later are readable
 
 
 def test_reference_in_home_grants_its_python_files_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

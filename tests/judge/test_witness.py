@@ -104,3 +104,45 @@ def test_other_outputs_or_none_are_not_witnessed(tmp_path):
     other.nonce = "another"                       # another request's inputs: not this one's outputs
     witness.write_outputs(tmp_path / witness.OUTPUT_FILE, real)
     assert not witness.check(other, CPU, tmp_path)[0]
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (from /proc/*/stat: the parent is the fourth field)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_one_witness_process_checks_a_slots_candidates_and_a_dead_one_is_replaced():
+    """The witness lives on between candidates (CUDA's start-up is paid once); killed, the next check starts
+    another, and every candidate is still witnessed."""
+    import os
+    import signal
+
+    from adaexplore_core.judge.pool import JudgeConfig, JudgePool
+
+    reference = TaskSpec.parse(str(REFS / "pointwise.py"))
+    honest = (REFS.parent / "candidates" / "pointwise" / "valid.py").read_text()
+    wrong = (REFS.parent / "candidates" / "pointwise" / "nan_output.py").read_text()
+    config = JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=60, memory_limit_mb=4096, timing=False)
+    with JudgePool(config) as pool:
+        zygote = pool._slots[0]
+        verdicts = [pool.judge(reference, honest)]
+        first = _children(zygote.zygote.proc.pid)
+        verdicts += [pool.judge(reference, wrong), pool.judge(reference, honest)]
+        kept = _children(zygote.zygote.proc.pid)
+        os.kill(first[0], signal.SIGKILL)
+        verdicts.append(pool.judge(reference, honest))
+        replaced = _children(zygote.zygote.proc.pid)
+    assert len(first) == 1 and kept == first and len(replaced) == 1 and replaced != first, (first, kept, replaced)
+    honest_verdicts = [verdicts[0], verdicts[2], verdicts[3]]
+    for v in honest_verdicts:
+        assert v.ok and any(c.name == "witnessed" and c.passed for c in v.checks), v.to_json()
+        assert v.phase_seconds["witness"] >= 0
+    assert not verdicts[1].ok
