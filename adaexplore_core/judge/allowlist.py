@@ -567,6 +567,13 @@ _IDENTITY = ("a tensor's address lets code recognise the judge's tensors (identi
              "Triton kernels directly")
 _FRAMES = "it reaches the interpreter's frames, code objects or class tree (and from there the judge's state)"
 _MODULE_ATTRIBUTE = "it reaches a module the import allowlist forbids"
+_LAUNCHER = ("it reaches Triton's compiled launcher, which launches on any stream it is given and outside the "
+             "judge's count of launches; launch a kernel as kernel[grid](...)")
+# Keyword arguments refused in any call: Triton's compiled launcher takes a raw CUDA stream handle as ``stream=``
+# (red team, 2026-12-02), and no tensor op a candidate needs takes one.
+_PINNED = ("pinned host memory lets a kernel signal the host while it runs, which tells the judge's phases apart "
+           "(red team, 2026-12-02: a kernel's tick in pinned memory arrives at once only when the GPU is idle)")
+REFUSED_KEYWORDS = {"stream": _STREAMS, "pin_memory": _PINNED}
 REFUSED_ATTRIBUTES: dict[str, str] = {
     "data_ptr": _IDENTITY,
     **dict.fromkeys(["untyped_storage", "storage", "_typed_storage", "_storage", "storage_type", "set_",
@@ -575,6 +582,8 @@ REFUSED_ATTRIBUTES: dict[str, str] = {
     **dict.fromkeys(["numpy", "to_dlpack", "ctypes"], "it leaves torch for raw arrays (numpy arrays write files, "
                                                       "ctypes reads any memory)"),
     "record_stream": _STREAMS,
+    **dict.fromkeys(["warmup", "run", "launch_metadata", "packed_metadata"], _LAUNCHER),
+    **dict.fromkeys(["pin_memory", "is_pinned"], _PINNED),
     **dict.fromkeys(["gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "cr_origin",
                      "ag_frame", "ag_code", "ag_await", "f_back", "f_locals", "f_globals", "f_builtins", "f_code",
                      "f_trace", "tb_frame", "tb_next", "co_code", "co_consts", "co_names", "func_globals",

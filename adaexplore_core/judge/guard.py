@@ -389,6 +389,9 @@ class _Checker(ast.NodeVisitor):
         for s in scopes.all:
             if s.kind == "class":
                 self.own_private |= {n for n in s.bindings if n.startswith("_")}
+        # The file's top-level functions decorated with something (its kernels among them: a launch's value is
+        # checked against these names; the decorators themselves are checked where they stand).
+        self.kernels = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.decorator_list}
 
     def add(self, node: ast.AST, rule: str, message: str) -> None:
         line = getattr(node, "lineno", 0) or 0
@@ -721,6 +724,11 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        for keyword in node.keywords:
+            if keyword.arg in A.REFUSED_KEYWORDS:
+                self.add(node, "keyword", f"the keyword argument '{keyword.arg}=' is not allowed: "
+                                          f"{A.REFUSED_KEYWORDS[keyword.arg]}")
+        self._launch_value(node)
         name = self._getattr_name(node)
         base = self.static(node.args[0]) if name is not None else None
         if base is not None and base.is_module:               # getattr(torch, "os") is torch.os
@@ -745,6 +753,16 @@ class _Checker(ast.NodeVisitor):
                                        f"{func.id}(..., {name.value!r})")
                 self._attribute_by_name(node, name.value, self.static(node.args[0]))
         self.generic_visit(node)
+
+    def _launch_value(self, node: ast.Call) -> None:
+        """A launch of one of the file's kernels, ``kernel[grid](...)``, is a statement: its value is Triton's
+        compiled kernel, whose launcher takes any stream and is not counted (red team, 2026-12-02)."""
+        func = node.func
+        if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name) and func.value.id in self.kernels \
+                and not isinstance(self.parent.get(id(node)), ast.Expr):
+            self.add(node, "launch", f"the value of the launch '{func.value.id}[...](...)' is not allowed: it is "
+                                     "Triton's compiled kernel, which launches on any stream and outside the judge's "
+                                     "count of launches; launch kernels as statements")
 
     def _attribute_by_name(self, node: ast.Call, attr: str, base: _Static | None) -> None:
         """``getattr(x, "name")`` meets the rules ``x.name`` meets (red team b1: ``getattr(text, "format")``

@@ -389,6 +389,38 @@ def test_refused_object_attributes(attr):
     assert f"the attribute '{attr}' (in 'o.{attr}') is not allowed" in f.message
 
 
+@pytest.mark.parametrize("attr", ["warmup", "run", "launch_metadata", "packed_metadata"])
+def test_triton_compiled_launcher_is_refused(attr):
+    """Red team (2026-12-02): kernel.warmup(...) and a launch's value are Triton's CompiledKernel, whose launcher
+    takes a raw stream and is not counted by the judge."""
+    f = only(findings_of(f"def g(o):\n    return o.{attr}\n"))
+    assert f.rule == "attribute" and "Triton's compiled launcher" in f.message
+
+
+@pytest.mark.parametrize("code", ["def g(x):\n    c = k[(1,)](x)\n    return c\n",
+                                  "def g(x):\n    return k[(1,)](x)\n",
+                                  "def g(x):\n    x.add_(k[(1,)](x))\n"])
+def test_the_value_of_a_launch_is_refused(code):
+    f = only(findings_of(code))
+    assert (f.line, f.rule) == (NEXT_LINE + 1, "launch") and "launch kernels as statements" in f.message
+
+
+def test_a_launch_as_a_statement_and_module_list_calls_are_fine():
+    assert findings_of("def g(x, layers):\n    k[(1,)](x)\n    return layers[0](x)\n") == []
+
+
+def test_the_stream_keyword_is_refused():
+    f = only(findings_of("def g(c, x):\n    c[(1,)](x, stream=2)\n"))
+    assert f.rule == "keyword" and "'stream='" in f.message and "streams or events" in f.message
+
+
+@pytest.mark.parametrize("code", ["def g(x):\n    return torch.zeros(1, pin_memory=True)\n",
+                                  "def g(x):\n    return x.pin_memory()\n", "def g(x):\n    return x.is_pinned()\n"])
+def test_pinned_host_memory_is_refused(code):
+    f = only(findings_of(code))
+    assert "pinned host memory" in f.message
+
+
 @pytest.mark.parametrize("attr", ["__class__", "__dict__", "__globals__", "__subclasses__", "__builtins__",
                                   "__code__", "__self__", "__closure__"])
 def test_dunder_attributes_rejected(attr):
