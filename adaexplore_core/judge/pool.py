@@ -103,6 +103,17 @@ class GpuLock:
             self._cond.notify_all()
 
 
+def only_device(device: str, visible: str | None) -> tuple[str, str]:
+    """(CUDA_VISIBLE_DEVICES, the device's name there) for a judge process of ``device`` ("cuda:N"): it sees
+    that one GPU alone, as cuda:0, so no candidate can run work on another GPU the timer does not watch.
+    ``visible``: the pool's own CUDA_VISIBLE_DEVICES, if any (cuda:N is its N-th entry)."""
+    index = int(device.partition(":")[2] or 0)
+    entries = [e.strip() for e in visible.split(",")] if visible is not None else None
+    if entries is not None and not 0 <= index < len(entries):
+        raise ValueError(f"{device} is not among the GPUs CUDA_VISIBLE_DEVICES={visible!r} shows")
+    return (entries[index] if entries is not None else str(index)), "cuda:0"
+
+
 class _Process:
     """One judge process (a zygote or a baseline process) and its protocol pipes. It leads a session of its own,
     which ``reaper`` watches; it dies with the thread that starts it (a slot's, which lives as long as the pool)."""
@@ -121,6 +132,7 @@ class _Process:
             env.pop("TRITON_INTERPRET", None)
             fraction = config.gpu_memory_fraction or min(0.9, 0.9 / config.workers_per_device)
             env["ADAEXPLORE_GPU_MEMORY_FRACTION"] = str(fraction)
+            env["CUDA_VISIBLE_DEVICES"], device = only_device(device, env.get("CUDA_VISIBLE_DEVICES"))
         self.log_path = log_path
         self.log = open(log_path, "wb")
         workdir.mkdir(parents=True, exist_ok=True)

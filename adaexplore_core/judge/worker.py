@@ -189,6 +189,8 @@ def environment(device: str) -> dict[str, Any]:
     if not device.startswith("cuda"):
         env["gpu"] = None
         env["triton_interpreter"] = os.environ.get("TRITON_INTERPRET") == "1"
+    else:                                  # the one GPU this process sees (pool.only_device)
+        env["visible_gpu"] = os.environ.get("CUDA_VISIBLE_DEVICES")
     return env
 
 

@@ -389,7 +389,7 @@ def main() -> int:
             return 0
         if message.get("type") != "judge":
             continue
-        request = JudgeRequest.from_message(message)
+        request = dataclasses.replace(JudgeRequest.from_message(message), device=device)   # its name here
         folder = workdir / f"candidate-{request.id}"
         pid, relay = _fork(lambda own: _child(own, request, device, folder, counter, env, exec_paths), channel)
         channel.send(type="started", id=request.id, pid=pid)
