@@ -71,8 +71,10 @@ def quartiles(samples: list[float]) -> tuple[float, float]:
 
 
 class FreshInputs:
-    """New inputs for every call: a base set's floating tensors times elementwise factors in [0.5, 1.5), its
-    integer tensors with repeated values redrawn from their own values (``_resampled``), the other integer and
+    """New inputs for every call: a base set's floating tensors times elementwise factors in [0.5, 1.5) (of
+    random sign where the tensor holds both signs, so sign patterns change too: a cache keyed on ``sign(x)``
+    would hit on every timed call otherwise, red team 2026-12-02; a one-signed tensor keeps its sign, and zeros
+    stay zeros, which structured inputs need), its integer tensors with repeated values redrawn from their own values (``_resampled``), the other integer and
     the boolean tensors with their elements shuffled (same values, new places). Each call's inputs
     can be made again, equal, from its recipe (``last_recipe``), so a checked call needs no copy of them; and
     torch's generators are left as that call found them, so a reference that draws random numbers (dropout)
@@ -83,6 +85,8 @@ class FreshInputs:
         self.resample = [[isinstance(x, torch.Tensor) and not x.is_floating_point() and x.numel() > 1
                           and _resampled(x) for x in base]
                          for base in base_sets]       # once, here: torch.unique waits for the device
+        self.mixed_signs = [[isinstance(x, torch.Tensor) and x.is_floating_point() and _both_signs(x) for x in base]
+                            for base in base_sets]
         self.rng = random.Random(seed)
         self.calls = 0
         self.last_recipe: tuple[int, int, int] = (0, 0, 0)   # (base set, inputs' seed, the call's seed) of the
@@ -99,8 +103,11 @@ class FreshInputs:
         base, seed, call_seed = recipe
         torch.manual_seed(seed)
         fresh = []
-        for x, resample in zip(self.base_sets[base], self.resample[base]):
-            if isinstance(x, torch.Tensor) and x.is_floating_point():
+        for x, resample, mixed in zip(self.base_sets[base], self.resample[base], self.mixed_signs[base]):
+            if isinstance(x, torch.Tensor) and x.is_floating_point() and mixed:
+                factors = torch.empty_like(x).uniform_(-1.0, 1.0)
+                fresh.append(factors.add_(torch.sign(factors), alpha=0.5).mul_(x))   # |factor| in [0.5, 1.5)
+            elif isinstance(x, torch.Tensor) and x.is_floating_point():
                 fresh.append(torch.empty_like(x).uniform_(0.5, 1.5).mul_(x))   # one new tensor (memory)
             elif resample:                                             # integers with repeated values:
                 picks = torch.randint(x.numel(), (x.numel(),), device=x.device)    # new counts of each value
@@ -114,6 +121,11 @@ class FreshInputs:
                 fresh.append(x)
         torch.manual_seed(call_seed)
         return fresh
+
+
+def _both_signs(x: torch.Tensor) -> bool:
+    """Whether floating tensor ``x`` holds negative and positive elements."""
+    return x.numel() > 1 and bool((x < 0).any()) and bool((x > 0).any())
 
 
 def _resampled(x: torch.Tensor) -> bool:

@@ -180,6 +180,27 @@ def test_fresh_inputs_are_made_again_equal_from_their_recipe():
     assert again[0].data_ptr() != first[0].data_ptr()
 
 
+def test_timed_inputs_change_their_sign_pattern_but_one_signed_inputs_and_zeros_stay():
+    """Red team (2026-12-02): with positive factors alone, sign(x) was the same on every timed call of a base set,
+    so a cache keyed on it (a binarized layer: sign(x) @ W.T) hit every time. Magnitudes stay within [0.5, 1.5)
+    of the base's."""
+    from adaexplore_core.judge.timing import FreshInputs
+
+    x = torch.randn(64, 64)
+    x[0] = 0.0
+    positive, negative = torch.rand(32) + 0.1, -torch.rand(32) - 0.1
+    fresh = FreshInputs([[x, positive, negative]], seed=3)
+    calls = [fresh.next() for _ in range(4)]
+    patterns = {tuple(torch.sign(c[0]).flatten().tolist()) for c in calls}
+    assert len(patterns) == 4
+    for mixed, pos, neg in calls:
+        ratio = (mixed[1:] / x[1:]).abs()
+        assert bool((ratio >= 0.5).all() and (ratio < 1.5).all())
+        assert bool((mixed[0] == 0).all()) and bool((pos > 0).all()) and bool((neg < 0).all())
+    flipped = (torch.sign(calls[0][0][1:]) != torch.sign(x[1:])).float().mean()
+    assert 0.4 < float(flipped) < 0.6
+
+
 def test_inputs_made_again_leave_the_generators_as_the_timed_call_found_them():
     """A reference that draws random numbers (dropout) re-run on a timed call's inputs draws that call's
     numbers: the timed outputs of an honest dropout candidate match (they did not on a GPU before)."""
