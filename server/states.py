@@ -5,6 +5,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from adaexplore_core.schema.report import host_bound_in_a_loop
+
 from .jobs import RUNNING, Job
 
 
@@ -47,6 +49,8 @@ def result_state(result: dict[str, Any]) -> ResultState:
 
 
 def is_slower(best: dict[str, Any]) -> bool:
-    """A timed kernel is not faster than eager PyTorch beyond the noise: its speedup's interval reaches 1."""
-    low = (best.get("timing") or {}).get("speedup_vs_eager_low")
-    return (low if low is not None else best.get("speedup_vs_eager") or 0.0) <= 1.0
+    """A timed kernel is not faster than eager PyTorch beyond the noise (its speedup's interval reaches 1), or
+    not in a loop of calls (launching a call takes the host longer than eager's call)."""
+    timing = best.get("timing") or {}
+    low = timing.get("speedup_vs_eager_low")
+    return (low if low is not None else best.get("speedup_vs_eager") or 0.0) <= 1.0 or host_bound_in_a_loop(timing)

@@ -81,9 +81,10 @@ class Timing:
         return self.candidate_host_ms is not None and self.candidate_host_ms > self.candidate_ms
 
     def faster_than_eager(self) -> bool:
-        """Faster only when the whole interval says so."""
+        """Faster only when the whole interval says so, and in a loop of calls too (schema.report)."""
+        from ..schema.report import host_bound_in_a_loop
         low = self.speedup_vs_eager_low
-        return (low if low is not None else self.speedup_vs_eager) > 1.0
+        return (low if low is not None else self.speedup_vs_eager) > 1.0 and not host_bound_in_a_loop(dataclasses.asdict(self))
 
 
 @dataclass

@@ -2,6 +2,7 @@
 the roofline floor, without a GPU."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -80,3 +81,21 @@ def test_a_reply_without_host_times_still_reads():
     from adaexplore_core.judge.pool import _Measured
     m = _Measured.of({"samples": [0.5, 0.6]})
     assert (m.samples, m.host_ms, m.uncovered) == ([0.5, 0.6], [], 0)
+
+
+def test_a_candidate_slower_to_launch_than_eager_runs_is_not_called_faster():
+    """Red team (2026-12-02): 2 ms of Python per call, hidden from the device timer by its spin, was certified at
+    the kernel's speedup. In a loop such a call is no faster than eager, and the claim says so."""
+    from adaexplore_core.judge.pool import _add_host
+    from adaexplore_core.schema.report import headline, host_bound_in_a_loop
+    timing = timing_from_rounds(rounds(eager=2.0, cand=1.0, compiled=1.5), FACTS, 1.0, 1.0)
+    _add_host(timing, {"candidate": host_series(2.5), "eager": host_series(0.2), "compiled": host_series(0.04)})
+    assert not timing.faster_than_eager()
+    best = {"timed": True, "speedup_vs_eager": timing.speedup_vs_eager, "speedup_vs_compile": timing.speedup_vs_compile,
+            "timing": dataclasses.asdict(timing), "env": {"gpu": "NVIDIA H200"}}
+    assert host_bound_in_a_loop(best["timing"]) and host_bound_in_a_loop(best["timing"], "compile")
+    line = headline(best)
+    assert line.startswith("no faster than eager in a loop (host-bound: 2.500 ms to launch a call, eager")
+    assert "no faster than torch.compile in a loop" in line
+    _add_host(timing, {"candidate": host_series(0.5), "eager": host_series(0.2), "compiled": host_series(0.04)})
+    assert timing.faster_than_eager() and headline({**best, "timing": dataclasses.asdict(timing)}).startswith("2.01x")
