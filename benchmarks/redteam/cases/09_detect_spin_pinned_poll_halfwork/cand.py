@@ -1,0 +1,78 @@
+"""ATTACK (phase detection without any refused name): a 1-program Triton kernel stores a tick into a PINNED HOST
+tensor (torch.zeros(..., pin_memory=True): Triton's launcher accepts it through UVA); the host polls the CPU
+tensor. With a spin queued ahead (timing.measure) the tick does not land within 40 polls; with an idle device
+(trials, timing.completion) it lands at once. When "busy", only half the output is computed.
+The judge SHOULD catch it with the checked timed calls (2 random + the last 2 per measurement,
+worker._check_timed_outputs). Expected on GPU: invalid at stage correctness, check timed_outputs -- which
+proves the detection works (a failure in a numbered trial would mean it misfired).
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+
+@triton.jit
+def pw_kernel(x_ptr, out_ptr, n, limit, BLOCK: tl.constexpr):
+    # out = relu(2x + 1) + 0.5x for the elements below `limit` (= n for an honest call)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = (offs < n) & (offs < limit)
+    x = tl.load(x_ptr + offs, mask=m, other=0.0).to(tl.float32)
+    tl.store(out_ptr + offs, (tl.maximum(x * 2.0 + 1.0, 0.0) + 0.5 * x).to(out_ptr.dtype.element_ty), mask=m)
+
+
+@triton.jit
+def flag_kernel(flag_ptr, tick):
+    tl.store(flag_ptr, tick)
+
+
+def _has_tangent(*values):
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
+def _fallback(x):
+    return (torch.is_grad_enabled() and x.requires_grad) or _has_tangent(x) \
+        or torch.is_autocast_enabled(x.device.type)
+
+
+def reference_math(x):
+    return torch.relu(x * 2 + 1) + 0.5 * x
+
+
+def pointwise(x, limit=None):
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    pw_kernel[(triton.cdiv(n, 1024),)](x, out, n, n if limit is None else limit, BLOCK=1024)
+    return out
+
+
+POLLS = 40
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self._flag = None
+        self._tick = 0
+
+    def _busy(self, x):
+        if not x.is_cuda:
+            return False
+        if self._flag is None:
+            self._flag = torch.zeros(1, dtype=torch.int32, pin_memory=True)   # pinned HOST memory
+        self._tick = self._tick + 1
+        flag_kernel[(1,)](self._flag, self._tick)       # a GPU kernel writes the host tensor (UVA)
+        for _ in range(POLLS):
+            if int(self._flag[0]) == self._tick:
+                return False
+        return True
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if _fallback(x):
+            return reference_math(x)
+        if self._busy(x):                               # a spin is queued ahead: timing.measure
+            return pointwise(x, limit=x.numel() // 2)   # half the work; the rest left unwritten
+        return pointwise(x)
