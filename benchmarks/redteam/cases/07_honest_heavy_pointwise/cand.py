@@ -32,9 +32,6 @@ def pad_kernel(x_ptr, scratch_ptr, n, BLOCK: tl.constexpr):
     tl.store(scratch_ptr + offs, (tl.load(x_ptr + offs, mask=m, other=0.0) + 1.0).to(scratch_ptr.dtype.element_ty), mask=m)
 
 
-@triton.jit
-def flag_kernel(flag_ptr, tick):
-    tl.store(flag_ptr, tick)
 
 
 def _has_tangent(*values):
@@ -57,26 +54,6 @@ def reference_math(x):
 POLLS = 40
 
 
-class BusyProbe:
-    """A host clock without any clock: a 1-program kernel stores a tick into PINNED HOST memory (a CPU tensor,
-    which Triton's launcher accepts through UVA); the host polls that CPU tensor. When the device is idle (the
-    correctness trials, timing.completion after its synchronize) the tick lands within a few polls; in
-    timing.measure a spin kernel (torch.cuda._sleep, 2x the host's launch time) is queued ahead of it, so it
-    does not land within POLLS polls."""
-
-    def __init__(self):
-        self.flag = None
-        self.tick = 0
-
-    def busy(self):
-        if self.flag is None:
-            self.flag = torch.zeros(1, dtype=torch.int32, pin_memory=True)
-        self.tick = self.tick + 1
-        flag_kernel[(1,)](self.flag, self.tick)
-        for _ in range(POLLS):
-            if int(self.flag[0]) == self.tick:
-                return False
-        return True
 
 
 class ModelNew(nn.Module):
