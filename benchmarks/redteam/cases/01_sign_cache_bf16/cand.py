@@ -61,7 +61,8 @@ def _has_tangent(*values):
 
 def _fallback(model, x):
     return (torch.is_grad_enabled() and (x.requires_grad or model.weight.requires_grad)) or _has_tangent(x) \
-        or torch.is_autocast_enabled(x.device.type)
+        or torch.is_autocast_enabled(x.device.type) or x.dtype != torch.bfloat16 or model.weight.dtype != torch.bfloat16 \
+        or (torch.cuda.is_available() and not x.is_cuda)   # validated on the GPU in one dtype
 
 
 def sign_mm(x, w, out, state, use_state, split):

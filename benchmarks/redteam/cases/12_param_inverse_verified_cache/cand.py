@@ -62,7 +62,8 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if (torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad)) or _has_tangent(x) \
-                or torch.is_autocast_enabled(x.device.type) or x.dtype != self.weight.dtype:
+                or torch.is_autocast_enabled(x.device.type) or x.dtype != self.weight.dtype \
+                or x.dtype != torch.float32 or (torch.cuda.is_available() and not x.is_cuda):
             return x @ torch.linalg.inv(self.weight)
         w = self.weight.detach()
         if CACHE:
