@@ -80,7 +80,11 @@ class Baselines:
                      "flops": roofline.count_flops(reference, inputs)}
             if self.peaks is None:
                 self.peaks = roofline.measure_peaks(self.device)
-            facts.update(peak_gbps=self.peaks.bandwidth_gbps, peak_tflops=self.peaks.fp32_tflops)
+            facts.update(peak_gbps=self.peaks.bandwidth_gbps, peak_tflops=self.peaks.fp32_tflops,
+                         peak_tensor_tflops=self.peaks.tensor_tflops)
+            tensors = [x for x in inputs if isinstance(x, torch.Tensor)]     # no 8-bit integer product is faster
+            facts["floating"] = any(x.is_floating_point() for x in tensors) and not any(
+                x.dtype in (torch.int8, torch.uint8) for x in tensors)
             # the fp32 compute floor holds only with TF32 off for everyone: with TF32 allowed (the user's
             # opt-in, KernelBench's protocol), a tl.dot in TF32 passes the tolerance and runs far above it
             facts["fp32_only"] = os.environ.get("ADAEXPLORE_ALLOW_TF32", "0") == "0" and all(

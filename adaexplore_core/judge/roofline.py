@@ -6,6 +6,11 @@ output once (``min_bytes``), and perform the matrix products and convolutions th
 bandwidth and fp32 (IEEE, no TF32) throughput — measured once per worker — the roofline time is
 max(min_bytes / bandwidth, flops / throughput); the fraction is that time over the candidate's time. It is an
 estimate from below (real kernels move more bytes), so 1.0 means "at the limit" and small values mean room.
+
+The fp32 throughput is not a limit, though: a kernel can compute an fp32 product to fp32 accuracy on the tensor
+cores (three bf16 products of split operands; red team 2026-12-02: an honest one ran at 2.3x cuBLAS's fp32).
+So the floor below which a time is rejected as impossible (``stats.impossible_floor_ms``) counts the flops at
+the bf16 tensor-core throughput instead, for any floating task: no method of floating accuracy runs faster.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from typing import Any
 import torch
 
 COPY_BYTES = 1 << 30           # bandwidth probe: a 1 GiB device-to-device copy
-MATMUL_N = 8192                # throughput probe: an fp32 (IEEE) 8192^3 matrix product
+MATMUL_N = 8192                # throughput probes: fp32 (IEEE) and bf16 (tensor cores) 8192^3 matrix products
 PROBE_REPEATS = 5
 
 
@@ -23,6 +28,7 @@ PROBE_REPEATS = 5
 class Peaks:
     bandwidth_gbps: float      # GB/s (1e9 bytes), read + write of a large copy
     fp32_tflops: float         # TFLOP/s of an IEEE fp32 matrix product
+    tensor_tflops: float = 0.0  # TFLOP/s of a bf16 matrix product on the tensor cores (0: not measured)
 
 
 def tensors_in(value: Any) -> list[torch.Tensor]:
@@ -82,9 +88,9 @@ def measure_peaks(device: torch.device) -> Peaks:
         dst = torch.empty_like(src)
         return 2 * COPY_BYTES / timed(lambda: dst.copy_(src)) / 1e9
 
-    def throughput() -> float:
-        a = torch.randn(MATMUL_N, MATMUL_N, device=device)
-        b = torch.randn(MATMUL_N, MATMUL_N, device=device)
+    def throughput(dtype: torch.dtype) -> float:
+        a = torch.randn(MATMUL_N, MATMUL_N, device=device, dtype=dtype)
+        b = torch.randn(MATMUL_N, MATMUL_N, device=device, dtype=dtype)
         previous = torch.backends.cuda.matmul.allow_tf32
         torch.backends.cuda.matmul.allow_tf32 = False
         try:
@@ -92,7 +98,8 @@ def measure_peaks(device: torch.device) -> Peaks:
         finally:
             torch.backends.cuda.matmul.allow_tf32 = previous
 
-    peaks = Peaks(bandwidth_gbps=bandwidth(), fp32_tflops=throughput())
+    peaks = Peaks(bandwidth_gbps=bandwidth(), fp32_tflops=throughput(torch.float32),
+                  tensor_tflops=throughput(torch.bfloat16))
     torch.cuda.empty_cache()
     return peaks
 

@@ -98,5 +98,17 @@ def roofline_ms(facts: dict, fp32_compute: bool) -> float | None:
     return max(memory, compute)
 
 
+def impossible_floor_ms(facts: dict) -> float | None:
+    """The least time any implementation of floating accuracy needs (ms), below which a time is rejected:
+    bytes over measured bandwidth and, for a floating task, flops over the measured bf16 tensor-core
+    throughput (roofline.py: fp32 products can run there too); None when the facts are missing."""
+    if not facts.get("min_bytes") or not facts.get("peak_gbps"):
+        return None
+    memory = facts["min_bytes"] / (facts["peak_gbps"] * 1e9) * 1e3
+    tensor = facts.get("peak_tensor_tflops")
+    compute = facts.get("flops", 0) / (tensor * 1e12) * 1e3 if tensor and facts.get("floating") else 0.0
+    return max(memory, compute)
+
+
 def impossible(candidate_ms: float, floor_ms: float | None) -> bool:
     return floor_ms is not None and candidate_ms < ROOFLINE_MARGIN * floor_ms

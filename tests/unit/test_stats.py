@@ -87,3 +87,16 @@ def test_roofline_compute_floor_only_for_fp32():
     facts = {"min_bytes": 1000, "flops": 10 ** 12, "peak_gbps": 4000.0, "peak_tflops": 50.0}
     assert stats.roofline_ms(facts, fp32_compute=True) == pytest.approx(20.0)
     assert stats.roofline_ms(facts, fp32_compute=False) < 0.001
+
+
+def test_the_impossible_floor_counts_flops_at_the_tensor_core_peak():
+    """Red team (2026-12-02): an honest fp32 product from three bf16 products on the tensor cores ran at 2.3x
+    cuBLAS's fp32 throughput and was rejected as impossible; the floor counts flops at the bf16 peak instead."""
+    facts = {"min_bytes": 1000, "flops": 10 ** 12, "peak_gbps": 4000.0, "peak_tflops": 50.0,
+             "peak_tensor_tflops": 500.0, "floating": True}
+    assert stats.impossible_floor_ms(facts) == pytest.approx(2.0)
+    assert not stats.impossible(1.5, stats.impossible_floor_ms(facts))      # 2.3x cuBLAS's fp32 (20 ms): fine
+    assert stats.impossible(1.0, stats.impossible_floor_ms(facts))
+    assert stats.impossible_floor_ms({**facts, "floating": False}) < 0.001    # 8-bit integer products: bytes only
+    assert stats.impossible_floor_ms({k: v for k, v in facts.items() if k != "peak_tensor_tflops"}) < 0.001
+    assert stats.impossible_floor_ms({}) is None
