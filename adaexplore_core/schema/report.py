@@ -43,14 +43,20 @@ def speedup_claim(estimate: float, low: float | None, high: float | None, baseli
     return f"{estimate:.2f}x ({low:.2f}-{high:.2f}) vs {baseline}"
 
 
+LAUNCH_RATIO = 2.0   # host-bound against a baseline only at twice its launch time (see host_bound_in_a_loop)
+
+
 def host_bound_in_a_loop(timing: dict[str, Any], baseline: str = "eager") -> bool:
-    """Whether launching one call of the candidate takes the host at least as long as a call of ``baseline``
-    ("eager" or "compile") takes in a loop of calls (the larger of its device and host times, measured in the
-    same rounds): a program calling it in a loop is then no faster, whatever its device time (red team
-    2026-12-02: 2 ms of Python per call hidden under the timer's spin)."""
+    """Whether a program calling the candidate in a loop is no faster than calling ``baseline`` ("eager" or
+    "compile"), whatever its device time: launching one call takes the host at least as long as a whole call of
+    the baseline (the larger of its device and host times) and at least LAUNCH_RATIO times the baseline's
+    launch, all measured in the same rounds (red team 2026-12-02: 2 ms of Python per call, hidden under the
+    timer's spin, was certified at the kernel's speedup). The ratio is there because the judge's other workers
+    load the host and inflate every launch time several-fold while device times stay: the ratio of two launch
+    times survives that, a launch time against a device time does not."""
     host, device, other_host = (timing.get("candidate_host_ms"), timing.get(f"{baseline}_ms"),
                                 timing.get(f"{baseline}_host_ms"))
-    return None not in (host, device, other_host) and host >= max(device, other_host)
+    return None not in (host, device, other_host) and host >= max(device, LAUNCH_RATIO * other_host)
 
 
 def _loop_claim(timing: dict[str, Any], baseline: str, name: str) -> str:
