@@ -150,9 +150,14 @@ def throughput(pool: JudgePool, kb: Path, results: dict, save) -> None:
 
 
 def phase_medians(verdicts: list) -> dict:
-    """The median seconds of each worker phase over ``verdicts`` (where it ran)."""
+    """The median seconds of each worker phase over ``verdicts`` (where it ran); a phase's wait for the GPU
+    ("<phase>.gpu_wait") counts 0 where the phase ran without waiting."""
     names = [n for v in verdicts for n in v.phase_seconds]
-    return {n: round(statistics.median(v.phase_seconds[n] for v in verdicts if n in v.phase_seconds), 3)
+
+    def ran(v, n: str) -> bool:
+        return n.partition(".")[0] in v.phase_seconds
+
+    return {n: round(statistics.median(v.phase_seconds.get(n, 0.0) for v in verdicts if ran(v, n)), 3)
             for n in dict.fromkeys(names)}
 
 

@@ -108,8 +108,9 @@ class Verdict:
     # "modes" and "devices" (those tried, by name). Only "declared" when judging stopped before these trials;
     # empty when no worker answered (the guard, a timeout, a crash).
     envelope: dict[str, Any] = field(default_factory=dict)
-    # Wall seconds of each phase of the worker ("task", "candidate", "trials", ..., "shapes", ..., "timing"), in
-    # the order they ran; waiting for the GPU is included. Empty when no worker answered.
+    # Wall seconds of each phase of the worker ("task", "candidate", "trials", ..., "shapes", ..., "timing") and
+    # of the witness ("witness"), in the order they ran; waiting for the GPU is included, and given apart as
+    # "<phase>.gpu_wait" where there was any. Empty when no worker answered.
     phase_seconds: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -345,15 +345,19 @@ class Judging:
         self.small_variant: envelopes.Variant | None = None   # the smallest size (>= 2) the reference accepted
         self.odd_variant: envelopes.Variant | None = None     # an odd size (>= 3) it accepted, for later trials
         self.phase_seconds: dict[str, float] = {}                # wall seconds of each phase, in order
+        self.gpu_wait_s = 0.0                                     # seconds spent waiting for the GPU so far
 
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[None]:
-        """Record the wall seconds the block takes under ``name`` (a failing phase is recorded too)."""
-        started = time.monotonic()
+        """Record the wall seconds the block takes under ``name`` (a failing phase is recorded too), and under
+        ``name.gpu_wait`` the part of them spent waiting for the GPU (another slot's timing holds it alone)."""
+        started, waited = time.monotonic(), self.gpu_wait_s
         try:
             yield
         finally:
             self.phase_seconds[name] = round(time.monotonic() - started, 3)
+            if self.gpu_wait_s - waited >= 0.001:
+                self.phase_seconds[f"{name}.gpu_wait"] = round(self.gpu_wait_s - waited, 3)
 
     def seed(self) -> int:
         return self.rng.getrandbits(62)
@@ -387,9 +391,11 @@ class Judging:
     def acquire(self, exclusive: bool) -> None:
         self.channel.send(type="clock", running=False)
         self.channel.send(type="acquire", exclusive=exclusive)
+        started = time.monotonic()
         go = self.channel.receive()
         if go is None or go.get("type") != "go":
             raise SystemExit(0)                   # the pool went away
+        self.gpu_wait_s += time.monotonic() - started
         self.channel.send(type="clock", running=True)
 
     def sync(self) -> None:

@@ -295,11 +295,13 @@ def _witness_child(channel: Any, first: JudgeRequest, device: str, folder: Path,
         if message.get("type") != "check":
             continue
         request = JudgeRequest.from_message(message["request"])
+        waited = time.monotonic()
         if gpu:
             channel.send(type="acquire", exclusive=bool(request.options.get("whole_gpu")))
             go = channel.receive()
             if go is None or go.get("type") != "go":
                 return
+        waited = time.monotonic() - waited
         failed = False
         try:
             ok, detail = witness.check(request, torch.device(device), Path(message["folder"]))
@@ -309,7 +311,8 @@ def _witness_child(channel: Any, first: JudgeRequest, device: str, folder: Path,
             torch.cuda.synchronize(device)
             torch.cuda.empty_cache()                     # the next candidate's share of the memory is all its own
             channel.send(type="release")
-        channel.send(type="witness", id=request.id, ok=ok, failed=failed, detail=detail[:500])
+        channel.send(type="witness", id=request.id, ok=ok, failed=failed, detail=detail[:500],
+                     gpu_wait=round(waited, 3))
 
 
 def _witnessed(pool: Any, request: JudgeRequest, witness_process: _Witness, candidate_folder: Path,
@@ -349,6 +352,8 @@ def _witnessed(pool: Any, request: JudgeRequest, witness_process: _Witness, cand
     phases = {**verdict.phase_seconds, "witness": round(time.monotonic() - started, 3)}
     ended = f" ({_exit_description(status)})" if status is not None else ""
     answer = next((m for m in held if mine(m)), {"failed": True, "detail": f"it ended without an answer{ended}"})
+    if isinstance(answer.get("gpu_wait"), (int, float)) and answer["gpu_wait"] >= 0.001:
+        phases["witness.gpu_wait"] = float(answer["gpu_wait"])
     ok, detail = bool(answer.get("ok")), str(answer.get("detail"))
     if answer.get("failed"):              # the judge's own failure, not the candidate's: no verdict either way
         verdict = error("internal", f"The witness process could not check the candidate's outputs: {detail}",

@@ -102,3 +102,21 @@ def test_helpers_set_verdict_kind():
     assert invalid("guard", "r").verdict == "invalid"
     e = error("reference", "r", log_tail="t")
     assert (e.verdict, e.stage, e.log_tail) == ("error", "reference", "t")
+
+
+def test_a_phase_records_its_wait_for_the_gpu_apart():
+    """A phase's seconds include waiting while another slot's timing holds the GPU alone; the wait is also
+    given apart, so throughput figures can tell work from waiting."""
+    import time
+    import types
+
+    from adaexplore_core.judge.worker import Judging
+
+    job = types.SimpleNamespace(phase_seconds={}, gpu_wait_s=0.0)
+    with Judging.phase(job, "gradients"):
+        job.gpu_wait_s += 0.25                  # what acquire() adds while it waits for "go"
+        time.sleep(0.01)
+    with Judging.phase(job, "dtypes"):
+        pass
+    assert job.phase_seconds["gradients.gpu_wait"] == 0.25 and job.phase_seconds["gradients"] >= 0.01
+    assert "dtypes.gpu_wait" not in job.phase_seconds and "dtypes" in job.phase_seconds
