@@ -75,6 +75,10 @@ DEVICES_RULE = ("ModelNew must also run after model.cpu(), as the reference does
 SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float and int arguments, "
                  "defaults included, when it runs (a temperature, an eps, a dim: a program may set them), never "
                  "bake the traced values into a kernel")
+CONSTRUCTOR_RULE = ("ModelNew must work for every constructor argument the original accepts, as a program builds "
+                    "it from its own config: read sizes and options from the module's parameters and attributes at "
+                    "run time, or fall back to the original forward for those its kernels do not cover")
+CONSTRUCTOR_TRIALS = 4      # constructor trials at most (int arguments of get_init_inputs, each +1, then -1)
 WEIGHTS_RULE = ("ModelNew must read its weights on every call: a program changes them in place between calls (an "
                 "optimizer step, an EMA update, pruning), in train and in eval mode; never cache them or what is "
                 "computed from them")
@@ -824,7 +828,8 @@ class Judging:
         on a GPU, the CPU. Only what the candidate's ENVELOPE claims (a free size, a mode) needs its Triton
         path; elsewhere it may fall back to PyTorch."""
         for name, trials in (("shapes", self.shapes), ("fixed_sizes", self.fixed_sizes), ("layouts", self.layouts),
-                             ("settings", self.settings), ("gradients", self.gradients), ("dtypes", self.dtypes),
+                             ("settings", self.settings), ("constructor", self.constructor),
+                             ("gradients", self.gradients), ("dtypes", self.dtypes),
                              ("modes", self.modes), ("weights", self.weights_in_place), ("program", self.program),
                              ("devices", self.devices)):
             with self.phase(name), plain_memory() if name in PLAIN_MEMORY_STAGES else contextlib.nullcontext():
@@ -1039,6 +1044,60 @@ class Judging:
         details += self.argument_values(task, reference, candidate)
         self.pass_check("settings", "; ".join(details) if details else
                         "not tried: no float attribute, float or int argument, or number default")
+
+    def constructor(self, task: Any, reference: Any, candidate: Any) -> None:
+        """Other constructor arguments, as a program builds the class from its own config (red team b3: a
+        candidate right only for get_init_inputs' sizes): each int argument of get_init_inputs (not a bool) at
+        the next and then the previous value, CONSTRUCTOR_TRIALS at most; for each, both classes built with them
+        under one seed, the reference's weights loaded into the candidate, both called on get_inputs' inputs in
+        the reference's mode where the reference accepts them (a size the inputs fix is skipped)."""
+        args = task.init_args()
+        changes = [(i, a + 1) for i, a in enumerate(args) if type(a) is int] + \
+            [(i, a - 1) for i, a in enumerate(args) if type(a) is int and a > 1]
+        details = []
+        for index, new in changes[:CONSTRUCTOR_TRIALS]:
+            changed = args[:index] + [new] + args[index + 1:]
+            label = f"constructor trial (argument {index}: {args[index]} -> {new})"
+            models = self.built_with(task, type(candidate), changed, reference.training)
+            if models is None:
+                details.append(f"{label}: not accepted by the reference (or out of memory)")
+                continue
+            values, note = self.envelope_inputs(task)
+            with self.rule("constructor", label + note, CONSTRUCTOR_RULE):
+                ran = self.trial(*models, Inputs(values, label + note), normal=False, skippable=True,
+                                 launch_required=False)
+            details.append(f"{label} matched the reference{note}" if ran else
+                           f"{label}: the reference does not accept get_inputs' inputs there")
+            del models
+        self.pass_check("constructor", "; ".join(details) if details else
+                        "not tried: get_init_inputs passes no int argument")
+
+    def built_with(self, task: Any, model_new: type, args: list[Any], training: bool) -> tuple[Any, Any] | None:
+        """The reference and ModelNew built with constructor arguments ``args`` under one seed, the reference's
+        weights loaded into the candidate, in mode ``training``; None where the reference refuses them (or the
+        device's memory does not hold them)."""
+        seed = self.seed()
+        try:
+            torch.manual_seed(seed)
+            reference = task.model_class(*args).to(self.device).train(training)
+        except torch.OutOfMemoryError:
+            return None
+        except Exception:  # noqa: BLE001 - the original does not take these arguments
+            return None
+        try:
+            candidate = _run_candidate(lambda: model_new(*args).to(self.device), "constructor")
+            self.check_global_state("in its constructor")
+            state = reference.state_dict()
+            _run_candidate(lambda: candidate.load_state_dict(state), "module's load_state_dict")
+            _run_candidate(lambda: candidate.train(training), f"module's .train({training})")
+        except Failed as f:
+            if "out of memory" in f.verdict.reason.lower():
+                return None
+            f.verdict.stage = "correctness"              # its own checks kept (own_exception: no rule learned)
+            f.verdict.reason = f"With the constructor arguments {args}: {f.verdict.reason}; {CONSTRUCTOR_RULE}"
+            f.verdict.checks = self.checks + f.verdict.checks + [Check("constructor", False, f"built with {args}")]
+            raise
+        return reference, candidate
 
     def float_settings(self, task: Any, reference: Any, candidate: Any) -> str | None:
         """The float attributes and float arguments changed (see ``settings``); the detail, None when none."""
