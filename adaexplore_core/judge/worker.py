@@ -75,6 +75,10 @@ DEVICES_RULE = ("ModelNew must also run after model.cpu(), as the reference does
 SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float and int arguments, "
                  "defaults included, when it runs (a temperature, an eps, a dim: a program may set them), never "
                  "bake the traced values into a kernel")
+REPLACED_RULE = ("ModelNew must read its submodules when it runs: a program replaces one (a new head, a retrained "
+                 "layer); never keep a submodule, its weights or anything computed from them from the constructor")
+CHECKPOINT_RULE = ("ModelNew must take the weights a program loads with load_state_dict and give them back "
+                   "from state_dict unchanged: a program restores and saves checkpoints through the patched model")
 CONSTRUCTOR_RULE = ("ModelNew must work for every constructor argument the original accepts, as a program builds "
                     "it from its own config: read sizes and options from the module's parameters and attributes at "
                     "run time, or fall back to the original forward for those its kernels do not cover")
@@ -349,6 +353,7 @@ class Judging:
         self.small_variant: envelopes.Variant | None = None   # the smallest size (>= 2) the reference accepted
         self.odd_variant: envelopes.Variant | None = None     # an odd size (>= 3) it accepted, for later trials
         self.phase_seconds: dict[str, float] = {}                # wall seconds of each phase, in order
+        self.long_kept: list[tuple[list[Any], list[Any]]] = []   # (outputs, their copies) kept through the trials
         self.gpu_wait_s = 0.0                                     # seconds spent waiting for the GPU so far
 
     @contextlib.contextmanager
@@ -743,6 +748,7 @@ class Judging:
                                 f"of {SEQUENCE_CALLS} in a row): it reuses its output memory, and a program that "
                                 "keeps outputs (a list of predictions, a cache) sees them overwritten; return new "
                                 "tensors")
+        self.long_kept = kept[:1]          # checked again after every later trial (a ring of output buffers)
         del kept
         count = 2 + FEW_CHANGED_TRIALS + SEQUENCE_CALLS
         self.pass_check("repeat_calls", f"{count} repeated calls matched (the same tensors with new values, a few "
@@ -834,6 +840,19 @@ class Judging:
                              ("devices", self.devices)):
             with self.phase(name), plain_memory() if name in PLAIN_MEMORY_STAGES else contextlib.nullcontext():
                 trials(task, reference, candidate)
+        self.check_long_kept()
+
+    def check_long_kept(self) -> None:
+        """The first output of the calls in a row, kept alive through every trial since, must be as it was
+        returned (red team b5: a ring of four output buffers passed the four calls in a row; with this output
+        alive no honest candidate's allocation can take its memory)."""
+        for outputs, copies in self.long_kept:
+            if not all(torch.equal(o.nan_to_num(), c.nan_to_num()) for o, c in zip(outputs, copies)):
+                raise self.fail("correctness", "repeat_calls", "an output kept since the calls in a row changed during "
+                                                               "the later trials",
+                                "An output the candidate returned changed during its later calls: it reuses its "
+                                "output memory (a ring of buffers), and a program that keeps outputs (a list of "
+                                "predictions, a cache) sees them overwritten; return new tensors")
 
     @contextlib.contextmanager
     def rule(self, check: str, label: str, rule: str) -> Iterator[None]:
@@ -1235,6 +1254,8 @@ class Judging:
             finally:
                 for handle in handles:
                     handle.remove()
+        details += self.replaced_submodules(task, reference, candidate)
+        details += self.loaded_checkpoint(task, reference, candidate)
         if any(True for _ in reference.parameters()):
             # the old parameters frozen, new ones (same values) training: a patch that listed its parameters
             # once still sees frozen ones and skips autograd
@@ -1256,6 +1277,78 @@ class Judging:
                 details.append("gradient trial (parameters replaced by new ones)")
         details.append(self.forward_gradients(task, reference, candidate))
         self.pass_check("program", "matched the reference: " + "; ".join(details))
+
+    def replaced_submodules(self, task: Any, reference: Any, candidate: Any) -> list[str]:
+        """Submodules replaced by new ones of the same kind and shapes with other weights, as a program does
+        (a new head for fine-tuning, a layer swapped for a retrained one; red team b19): up to two submodules
+        that hold parameters, each in a trial of its own, then put back. A patch that kept the old submodule or
+        its tensors from its constructor computes with the old weights."""
+        cand_modules = dict(ood.modules_of(candidate))
+        names = [n for n, m in ood.modules_of(reference) if n and n in cand_modules
+                 and any(True for _ in ood.own_tensors(m, "_parameters"))][:2]
+        details = []
+        for name in names:
+            parent_path, _, attr = name.rpartition(".")
+            ref_parent, cand_parent = ood.submodule_of(reference, parent_path), ood.submodule_of(candidate, parent_path)
+            old_ref, old_cand = ref_parent._modules[attr], cand_parent._modules[attr]
+            new = copy.deepcopy(old_ref)
+            ood.randomize_state(new, self.seed())
+            label = f"replaced submodule trial ({name} set to a new {type(new).__name__} with other weights)"
+            try:
+                ref_parent._modules[attr] = new
+                cand_new = copy.deepcopy(new)
+                _run_candidate(lambda: setattr(cand_parent, attr, cand_new), f"module's replacement of {name}")
+                values, note = self.envelope_inputs(task)
+                with self.rule("program", label + note, REPLACED_RULE):
+                    ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False,
+                                     skippable=True, launch_required=False)
+            finally:
+                ref_parent._modules[attr] = old_ref
+                cand_parent._modules[attr] = old_cand
+            details.append(label if ran else f"{label}: not tried (the reference gives no finite output)")
+        return details
+
+    def loaded_checkpoint(self, task: Any, reference: Any, candidate: Any) -> list[str]:
+        """A checkpoint of other weights loaded through ``ModelNew.load_state_dict``, as a program restores one
+        after building the model, then a call; and ``ModelNew.state_dict()`` must hold the values loaded, as a
+        program saves its checkpoints from the patched model (red team b4). The weights are put back after."""
+        if not reference.state_dict():
+            return []
+        kept = {k: v.detach().clone() for k, v in reference.state_dict().items()}
+        label = "checkpoint trial (other weights loaded through load_state_dict)"
+        try:
+            ood.randomize_state(reference, self.seed())
+            checkpoint = {k: v.detach().clone() for k, v in reference.state_dict().items()}
+            _run_candidate(lambda: candidate.load_state_dict(checkpoint), "module's load_state_dict")
+            saved = _run_candidate(lambda: candidate.state_dict(), "module's state_dict")   # before a call moves
+            saved = {k: v.detach().clone() if isinstance(v, torch.Tensor) else v for k, v in saved.items()}   # stats
+            differs = sorted(set(saved) ^ set(checkpoint)) or [
+                k for k in checkpoint if not (isinstance(saved[k], torch.Tensor) and saved[k].shape == checkpoint[k].shape
+                                              and torch.equal(saved[k].detach().nan_to_num(), checkpoint[k].nan_to_num()))]
+            if differs:
+                raise self.fail("correctness", "program", f"state_dict after load_state_dict differs at {differs[:3]}",
+                                f"ModelNew.state_dict() does not hold the weights just loaded (differs at "
+                                f"{', '.join(differs[:3])}): " + CHECKPOINT_RULE)
+            values, note = self.envelope_inputs(task)
+            with self.rule("program", label + note, CHECKPOINT_RULE):
+                ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False, skippable=True,
+                                 launch_required=False)
+            # assign=True puts the checkpoint's tensors in place of the parameters (new objects: red team b13)
+            ood.randomize_state(reference, self.seed())
+            checkpoint = {k: v.detach().clone() for k, v in reference.state_dict().items()}
+            reference.load_state_dict({k: v.clone() for k, v in checkpoint.items()}, assign=True)
+            _run_candidate(lambda: candidate.load_state_dict(checkpoint, assign=True), "module's load_state_dict")
+            assigned = "checkpoint trial (other weights loaded with assign=True: new tensor objects)"
+            with self.rule("program", assigned + note, CHECKPOINT_RULE):
+                ran_assigned = self.trial(reference, candidate, Inputs(values, assigned + note), normal=False,
+                                          skippable=True, launch_required=False)
+        finally:
+            with torch.no_grad():
+                reference.load_state_dict(kept)
+            ood.copy_state(reference, candidate)
+        return [label if ran else f"{label}: not tried (the reference gives no finite output)",
+                "state_dict after load_state_dict: the values loaded",
+                assigned if ran_assigned else f"{assigned}: not tried (the reference gives no finite output)"]
 
     def second_instance(self, task: Any, reference: Any, candidate: Any) -> list[str]:
         """A second ModelNew in the same process, a ``copy.deepcopy`` given other weights (a program holding two
@@ -1326,10 +1419,31 @@ class Judging:
             with self.rule("shapes", label, SHAPES_RULE):
                 ran = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
                                  launch_required=False)
-            details.append(label.removeprefix("fixed-size trial ").strip("()") + ("" if ran else " not accepted "
-                                                                                  "by the reference"))
+            if not ran:
+                self.refused_alike(reference, candidate, values, label)
+            details.append(label.removeprefix("fixed-size trial ").strip("()") + ("" if ran else " refused by both"))
         self.pass_check("fixed_sizes", ("matched the reference: " + "; ".join(details)) if details else
                         "not tried: no fixed dim above 1")
+
+    def refused_alike(self, reference: Any, candidate: Any, values: list[Any], label: str) -> None:
+        """Where the reference raises on ``values`` (a size its weights do not take), the candidate must raise
+        too, not return numbers (red team b15: zeros where the program would have seen its mistake)."""
+        try:
+            with torch.no_grad():
+                reference(*plain_copies(values))
+            return                                # it ran (a non-finite output): nothing to refuse
+        except Exception:  # noqa: BLE001 - the reference refuses these inputs
+            pass
+        try:
+            with torch.no_grad():
+                candidate(*plain_copies(values))
+            self.sync()
+        except Exception:  # noqa: BLE001 - refused as the reference refuses: what a program should see
+            return
+        raise self.fail("correctness", "shapes", f"{label}: the reference raises, the candidate returned outputs",
+                        f"In the {label} the reference raises (its weights do not take that size) but the "
+                        "candidate returned outputs: a program's mistake would pass silently; check the sizes, or "
+                        "fall back to the original forward, which raises")
 
     def gradients(self, task: Any, reference: Any, candidate: Any) -> None:
         """Where the reference is differentiable: forward and backward of each with autograd on, the same
@@ -2215,6 +2329,7 @@ def judge(channel: Channel, request: JudgeRequest, counter: LaunchCounter, folde
             with job.gpu(exclusive=False), job.phase("after_timing"):
                 for _ in range(extra):
                     job.trial(reference, candidate, job.fresh(task))
+            job.check_long_kept()
             job.pass_check("after_timing", f"{extra} more trial(s) after timing matched")
         elif job.device.type != "cuda":
             note = "not measured (no GPU): correctness checked in the Triton interpreter"
