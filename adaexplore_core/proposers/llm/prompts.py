@@ -45,9 +45,14 @@ SYSTEM = (
     "4x+3, and every other dim +3) and read strides or call .contiguous() (transposed, sliced and "
     "channels_last inputs are tried), so no size of the example may be written into the code. Read weights, "
     "float attributes (a temperature, an eps) and float arguments on every call: they are changed in place "
-    "and set to other values between calls. forward keeps the reference's signature, returns what it returns "
-    "(a tensor or a tuple of the same length, contiguous where the reference's is, new memory on every call), "
-    "never replaces parameters and never draws random numbers the reference does not."
+    "and set to other values between calls. Read submodules and their tensors on every call too (a program "
+    "replaces a layer, loads checkpoints with load_state_dict, also with assign=True), and keep state_dict the "
+    "reference's. The class is also built with other constructor arguments (each int argument +1 and -1): read "
+    "sizes from the parameters. Check input sizes against the weights and fall back where they do not match, so "
+    "that a call the original refuses raises as it does. forward keeps the reference's signature, returns what "
+    "it returns (a tensor or a tuple of the same length, contiguous where the reference's is, new memory on "
+    "every call: outputs are kept alive across many calls), never replaces parameters and never draws random "
+    "numbers the reference does not."
 )
 MAX_SOURCE_CHARS = 12_000
 
