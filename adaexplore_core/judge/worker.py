@@ -1315,6 +1315,7 @@ class Judging:
         if not reference.state_dict():
             return []
         kept = {k: v.detach().clone() for k, v in reference.state_dict().items()}
+        objects = _table_entries(reference) + _table_entries(candidate)   # assign=True replaces them
         label = "checkpoint trial (other weights loaded through load_state_dict)"
         try:
             ood.randomize_state(reference, self.seed())
@@ -1343,6 +1344,8 @@ class Judging:
                 ran_assigned = self.trial(reference, candidate, Inputs(values, assigned + note), normal=False,
                                           skippable=True, launch_required=False)
         finally:
+            for table, name, tensor in objects:          # the same objects again: later trials hold them
+                table[name] = tensor
             with torch.no_grad():
                 reference.load_state_dict(kept)
             ood.copy_state(reference, candidate)
@@ -2194,6 +2197,13 @@ class SharedRandomStart:
     def reference_run(self, outputs: list[Any]) -> ReferenceRun | None:
         """What a float64 re-run needs to draw the reference's numbers; None where the reference drew none."""
         return ReferenceRun(self.start, outputs) if self.drew("reference") else None
+
+
+def _table_entries(model: Any) -> list[tuple[dict, str, Any]]:
+    """(table, name, tensor) of every parameter and buffer in the modules' own tables, to put the same objects
+    back after a trial replaced them (``load_state_dict(assign=True)``)."""
+    return [(vars(owner)[table], name, tensor) for _, owner in ood.modules_of(model)
+            for table in ("_parameters", "_buffers") for name, tensor in vars(owner).get(table, {}).items()]
 
 
 def plain_copies(inputs: list[Any]) -> list[Any]:

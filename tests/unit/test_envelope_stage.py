@@ -27,6 +27,9 @@ class Task:
         g = torch.Generator().manual_seed(seed)
         return [torch.randn(s, generator=g).to(device) for s in self.shapes]
 
+    def init_args(self) -> list:
+        return []                               # the constructor trial: nothing to vary
+
 
 def judging(source: str = "") -> Judging:
     spec = TaskSpec.parse(str(REFERENCE))
@@ -79,8 +82,8 @@ def test_the_stage_records_what_it_tried_and_leaves_no_gradients():
     assert (env["gradients"], env["dtypes"], env["modes"], env["devices"], env["layouts"]) == (
         "matched", ["torch.float32", "torch.bfloat16", "torch.float16", "torch.float64"], ["train", "eval"],
         ["cpu"], ["contiguous", "transposed", "sliced"])
-    assert [c.name for c in job.checks] == ["shapes", "fixed_sizes", "layouts", "settings", "gradients", "dtypes",
-                                            "modes", "weights", "program"]
+    assert [c.name for c in job.checks] == ["shapes", "fixed_sizes", "layouts", "settings", "constructor",
+                                            "gradients", "dtypes", "modes", "weights", "program"]
     assert all(c.passed for c in job.checks)
     assert all(p.grad is None for p in list(reference.parameters()) + list(candidate.parameters()))
     assert reference.training and candidate.training

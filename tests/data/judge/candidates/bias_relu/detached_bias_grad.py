@@ -24,6 +24,8 @@ class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if torch.is_grad_enabled() and x.requires_grad:
             return torch.relu(x + self.bias.detach())
+        if x.dim() != 2 or x.shape[1] != self.bias.shape[0]:
+            return torch.relu(x + self.bias)          # a size the bias does not take: raises as the original
         x = x.contiguous()
         out = torch.empty_like(x)
         n = x.numel()

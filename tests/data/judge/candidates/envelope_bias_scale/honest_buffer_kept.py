@@ -38,7 +38,8 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         autograd = torch.is_grad_enabled() and (x.requires_grad or self.bias.requires_grad) or _has_tangent(x)
-        if autograd or x.dim() != 2 or x.dtype not in (torch.float32, torch.bfloat16) or x.dtype != self.bias.dtype:
+        if autograd or x.dim() != 2 or x.dtype not in (torch.float32, torch.bfloat16) or x.dtype != self.bias.dtype \
+                or x.shape[1] != self.bias.shape[0]:
             return x * self.scale + self.bias
         x = x.contiguous()
         out = torch.empty_like(x)

@@ -39,7 +39,8 @@ class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         autograd = torch.is_grad_enabled() and (x.requires_grad or pos.requires_grad or self.scale.requires_grad) or _has_tangent(x, pos)
         if autograd or x.dim() != 3 or pos.shape != x.shape[1:] or x.dtype != pos.dtype \
-                or x.dtype not in (torch.float32, torch.bfloat16) or x.dtype != self.scale.dtype:
+                or x.dtype not in (torch.float32, torch.bfloat16) or x.dtype != self.scale.dtype \
+                or x.shape[-1] != self.scale.shape[0]:
             return x * self.scale + pos
         x, pos = x.contiguous(), pos.contiguous()
         out = torch.empty_like(x)

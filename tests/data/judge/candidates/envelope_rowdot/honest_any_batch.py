@@ -39,7 +39,8 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         autograd = torch.is_grad_enabled() and (x.requires_grad or self.w.requires_grad or self.b.requires_grad) or _has_tangent(x)
-        if autograd or x.dim() != 2 or x.dtype not in (torch.float32, torch.bfloat16) or x.dtype != self.w.dtype:
+        if autograd or x.dim() != 2 or x.dtype not in (torch.float32, torch.bfloat16) or x.dtype != self.w.dtype \
+                or x.shape[1] != self.w.shape[0]:
             return (x * self.w).sum(-1) + self.b
         x = x.contiguous()
         out = torch.empty((x.shape[0],), dtype=x.dtype, device=x.device)

@@ -53,4 +53,6 @@ class ModelNew(nn.Module):
         self.linear = nn.Linear(in_features, out_features)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dim() != 2 or x.shape[1] != self.linear.in_features:
+            return self.linear(x)                     # a size the layer does not take: raises as the original
         return TritonLinear.apply(x, self.linear.weight, self.linear.bias)

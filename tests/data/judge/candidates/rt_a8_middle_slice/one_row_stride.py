@@ -27,7 +27,8 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         autograd = torch.is_grad_enabled() and (x.requires_grad or self.bias.requires_grad)
-        if autograd or torch.is_autocast_enabled(x.device.type) or x.dtype != self.bias.dtype or x.dim() < 2:
+        if autograd or torch.is_autocast_enabled(x.device.type) or x.dtype != self.bias.dtype or x.dim() < 2 \
+                or x.shape[-1] != self.bias.shape[0]:
             return torch.nn.functional.gelu(x + self.bias)
         if x.stride(-1) != 1:
             x = x.contiguous()
