@@ -185,9 +185,11 @@ def _gpu_share(request: JudgeRequest) -> float:
     return float(os.environ.get("ADAEXPLORE_GPU_MEMORY_FRACTION", "0.45"))
 
 
-def _fork(run: Any, channel: Any) -> tuple[int, Any]:
+def _fork(run: Any, channel: Any, others: tuple[Any, ...] = ()) -> tuple[int, Any]:
     """Fork a child in a process group of its own that dies with the zygote and talks on a socket of its own
-    (never on the pool's descriptors); ``run(own_channel)`` is what it does. (pid, the zygote's end)."""
+    (never on the pool's descriptors, nor on ``others``: the kept witness's channel, which a candidate could
+    otherwise write checks and answers into; review, 2026-12-02); ``run(own_channel)`` is what it does.
+    (pid, the zygote's end)."""
     from . import worker
 
     zygote = os.getpid()
@@ -202,6 +204,8 @@ def _fork(run: Any, channel: Any) -> tuple[int, Any]:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)   # stacks on a timeout
             channel.close()                        # the pool's descriptors stay with the zygote
+            for other in others:
+                other.close()
             mine.close()
             own = worker.Channel.over(theirs)
             theirs.close()
@@ -245,6 +249,10 @@ class _Witness:
                                                                       self.exec_paths), pool)
             self.key = key
         return self.pid, self.channel
+
+    def channels(self) -> tuple[Any, ...]:
+        """What a candidate's process must not inherit: the witness's channel."""
+        return (self.channel,) if self.channel is not None else ()
 
     def _alive(self) -> bool:
         assert self.pid is not None
@@ -396,7 +404,8 @@ def main() -> int:
             continue
         request = dataclasses.replace(JudgeRequest.from_message(message), device=device)   # its name here
         folder = workdir / f"candidate-{request.id}"
-        pid, relay = _fork(lambda own: _child(own, request, device, folder, counter, env, exec_paths), channel)
+        pid, relay = _fork(lambda own: _child(own, request, device, folder, counter, env, exec_paths), channel,
+                           witness_process.channels())
         channel.send(type="started", id=request.id, pid=pid)
         held: list[dict[str, Any]] = []
         try:                                                     # a valid verdict waits for the witness

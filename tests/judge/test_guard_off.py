@@ -63,3 +63,18 @@ def test_a_candidate_past_the_guard_cannot_forge_its_verdict():
         forged = pool.judge(reference, attacker)
     assert not forged.ok, forged.to_json()
     assert forged.failed_check().name == "witnessed", forged.to_json()
+
+
+def test_a_candidate_inherits_no_channel_but_its_own():
+    """The kept witness's channel stays with the zygote: a candidate forked after a witnessed verdict holds one
+    socket, its own (review, 2026-12-02: it held the witness's too, and could write checks into it)."""
+    reference = TaskSpec.parse(str(DATA / "refs" / "pointwise.py"))
+    honest = (DATA / "candidates" / "pointwise" / "valid.py").read_text()
+    counter = (DATA / "guard_off" / "counts_inherited_sockets.py").read_text()
+    config = JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=60, memory_limit_mb=4096,
+                         static_guard=False, timing=False)
+    with JudgePool(config) as pool:
+        first = pool.judge(reference, honest)               # a witness is kept from here on
+        probe = pool.judge(reference, counter)
+    assert first.ok, first.to_json()
+    assert probe.ok, probe.to_json()
