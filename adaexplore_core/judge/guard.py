@@ -392,6 +392,9 @@ class _Checker(ast.NodeVisitor):
         # The file's top-level functions decorated with something (its kernels among them: a launch's value is
         # checked against these names; the decorators themselves are checked where they stand).
         self.kernels = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.decorator_list}
+        for node in ast.walk(tree):                   # and the names they are bound to again (kk = k)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in self.kernels:
+                self.kernels |= {t.id for t in node.targets if isinstance(t, ast.Name)}
 
     def add(self, node: ast.AST, rule: str, message: str) -> None:
         line = getattr(node, "lineno", 0) or 0
@@ -728,6 +731,14 @@ class _Checker(ast.NodeVisitor):
             if keyword.arg in A.REFUSED_KEYWORDS:
                 self.add(node, "keyword", f"the keyword argument '{keyword.arg}=' is not allowed: "
                                           f"{A.REFUSED_KEYWORDS[keyword.arg]}")
+            elif keyword.arg is None and isinstance(keyword.value, ast.Dict) and any(
+                    isinstance(k, ast.Constant) and k.value in A.REFUSED_KEYWORDS for k in keyword.value.keys):
+                self.add(node, "keyword", "a refused keyword argument given through '**{...}' is not allowed: "
+                                          + next(A.REFUSED_KEYWORDS[k.value] for k in keyword.value.keys
+                                                 if isinstance(k, ast.Constant) and k.value in A.REFUSED_KEYWORDS))
+            elif keyword.arg is None and isinstance(node.func, ast.Subscript):
+                self.add(node, "keyword", "'**' arguments to a launch are not allowed: pass the kernel's arguments "
+                                          "by name (a stream could hide in them)")
         self._launch_value(node)
         name = self._getattr_name(node)
         base = self.static(node.args[0]) if name is not None else None

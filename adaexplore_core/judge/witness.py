@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import random
+import stat
 import struct
 from pathlib import Path
 from typing import Any
@@ -77,7 +79,7 @@ def _read_chunks(path: Path) -> bytes:
     chunks = []
     for index in range(MAX_BYTES // CHUNK_BYTES + 2):
         try:
-            chunks.append(_chunk(path, index).read_bytes())
+            chunks.append(_read_chunk(_chunk(path, index)))
         except FileNotFoundError:
             break
         except OSError as e:
@@ -85,6 +87,22 @@ def _read_chunks(path: Path) -> bytes:
     if not chunks:
         raise WitnessError("no recorded outputs")
     return b"".join(chunks)
+
+
+def _read_chunk(path: Path) -> bytes:
+    """One chunk file, read only if it is a regular file (not a link: to /dev/zero it would never end; review,
+    2026-12-02) of at most CHUNK_BYTES."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise WitnessError("the recorded outputs are not a plain file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(CHUNK_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > CHUNK_BYTES:
+        raise WitnessError("a file of the recorded outputs is larger than the judge writes")
+    return data
 
 
 def read_outputs(path: Path) -> list[torch.Tensor]:

@@ -146,3 +146,16 @@ def test_one_witness_process_checks_a_slots_candidates_and_a_dead_one_is_replace
         assert v.ok and any(c.name == "witnessed" and c.passed for c in v.checks), v.to_json()
         assert v.phase_seconds["witness"] >= 0
     assert not verdicts[1].ok
+
+
+def test_recorded_outputs_that_are_links_or_oversized_are_refused(tmp_path):
+    """Review (2026-12-02): a chunk linked to /dev/zero would be read without end; one longer than the judge
+    writes is not its file either."""
+    import os
+
+    os.symlink("/dev/zero", tmp_path / "out.bin.000")
+    with pytest.raises(witness.WitnessError, match="cannot be read"):
+        witness.read_outputs(tmp_path / "out.bin")
+    (tmp_path / "big.bin.000").write_bytes(b"x" * (witness.CHUNK_BYTES + 1))
+    with pytest.raises(witness.WitnessError, match="larger than the judge writes"):
+        witness.read_outputs(tmp_path / "big.bin")

@@ -405,6 +405,15 @@ def test_the_value_of_a_launch_is_refused(code):
     assert (f.line, f.rule) == (NEXT_LINE + 1, "launch") and "launch kernels as statements" in f.message
 
 
+@pytest.mark.parametrize("code", ["def g(x):\n    kk = k\n    c = kk[(1,)](x)\n    return c\n",
+                                  "def g(c, x):\n    c[(1,)](x, **{'stream': 2})\n",
+                                  "def g(x):\n    return torch.zeros(1, **{'pin_memory': True})\n",
+                                  "def g(c, x, m):\n    c[(1,)](x, **m)\n"])
+def test_the_launcher_rules_hold_through_aliases_and_keyword_unpacking(code):
+    """Review (2026-12-02): an alias of a kernel and '**' hid a launch's value and a stream from the rules."""
+    assert any(f.rule in ("launch", "keyword") for f in findings_of(code)), findings_of(code)
+
+
 def test_a_launch_as_a_statement_and_module_list_calls_are_fine():
     assert findings_of("def g(x, layers):\n    k[(1,)](x)\n    return layers[0](x)\n") == []
 
