@@ -15,6 +15,8 @@ import random
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Iterator
 
+from ..schema.report import host_bound_in_a_loop
+
 LARGE, SMALL = "large", "small"
 ROOT = 0
 PENDING, JUDGED = "pending", "judged"
@@ -163,12 +165,14 @@ class Tree:
         return next((n for n in self.judged() if n.source == source and n.duplicate_of is None), None)
 
     def best(self, nodes: Iterator[Node] | list[Node] | None = None) -> Node | None:
-        """The best valid node: highest measured speedup over eager; untimed valid nodes rank by reward and
-        then by age (the earliest wins a tie)."""
+        """The best valid node: highest measured speedup over eager, those no faster in a loop of calls (slower
+        to launch than eager's call: schema.report.host_bound_in_a_loop) after the others; untimed valid nodes
+        rank by reward and then by age (the earliest wins a tie)."""
         valid = [n for n in (self.candidates() if nodes is None else nodes) if n.valid and n.status == JUDGED]
         if not valid:
             return None
-        return max(valid, key=lambda n: (speedup_of(n.verdict) or 0.0, n.reward, -n.id))
+        return max(valid, key=lambda n: (not host_bound_in_a_loop((n.verdict or {}).get("timing") or {}),
+                                         speedup_of(n.verdict) or 0.0, n.reward, -n.id))
 
     # selection
     def ucb(self, node: Node, parent_visits: int) -> float:

@@ -430,3 +430,17 @@ def test_search_config_from_dict_ignores_unknown_keys():
     assert cfg == SearchConfig(c=0.9, pool_size=7)
     assert SearchConfig.from_dict({}) == SearchConfig()
     assert SearchConfig.from_dict(SearchConfig(p_large=0.6).to_dict()) == SearchConfig(p_large=0.6)
+
+
+def test_best_puts_a_candidate_no_faster_in_a_loop_after_the_others():
+    """Review (2026-12-02): a kernel 3x faster on the device but slower to launch than eager's whole call (no
+    faster in a program's loop) won over a 1.5x one, and the editor then showed no faster kernel."""
+    tree = Tree()
+    host_bound = verdict("valid", eager=3.0)
+    host_bound["timing"].update(candidate_host_ms=2.5, eager_ms=0.3, eager_host_ms=0.1)
+    loop = judged(tree, ROOT, host_bound)
+    honest = verdict("valid", eager=1.5)
+    honest["timing"].update(candidate_host_ms=0.05, eager_ms=0.3, eager_host_ms=0.1)
+    fast = judged(tree, ROOT, honest)
+    assert tree.best().id == fast.id
+    assert tree.best([loop]).id == loop.id              # alone, it is still the best there is
