@@ -10,7 +10,7 @@ estimate from below (real kernels move more bytes), so 1.0 means "at the limit" 
 The fp32 throughput is not a limit, though: a kernel can compute an fp32 product to fp32 accuracy on the tensor
 cores (three bf16 products of split operands; red team 2026-12-02: an honest one ran at 2.3x cuBLAS's fp32).
 So the floor below which a time is rejected as impossible (``stats.impossible_floor_ms``) counts the flops at
-the bf16 tensor-core throughput instead, for any floating task: no method of floating accuracy runs faster.
+the faster of the bf16 and fp16 tensor-core throughputs instead, for any floating task without 8-bit inputs.
 """
 from __future__ import annotations
 

@@ -100,8 +100,9 @@ def roofline_ms(facts: dict, fp32_compute: bool) -> float | None:
 
 def impossible_floor_ms(facts: dict) -> float | None:
     """The least time any implementation of floating accuracy needs (ms), below which a time is rejected:
-    bytes over measured bandwidth and, for a floating task, flops over the measured bf16 tensor-core
-    throughput (roofline.py: fp32 products can run there too); None when the facts are missing."""
+    bytes over measured bandwidth and, for a floating task (no 8-bit inputs), flops over the measured
+    tensor-core throughput, the faster of bf16 and fp16 (roofline.py: fp32 products can run there too);
+    None when the facts are missing."""
     if not facts.get("min_bytes") or not facts.get("peak_gbps"):
         return None
     memory = facts["min_bytes"] / (facts["peak_gbps"] * 1e9) * 1e3
