@@ -116,11 +116,11 @@ class LoadedTask:
             raise TaskError(f"get_inputs() must return a list or tuple, got {type(inputs).__name__}")
         return [to_device(x, device) for x in inputs]
 
-    def build(self, cls: type, seed: int, device: Any) -> Any:
-        """Construct ``cls(*init_args)`` under ``seed`` on ``device``."""
+    def build(self, cls: type, seed: int, device: Any, args: list[Any] | None = None) -> Any:
+        """Construct ``cls(*args)`` (default: get_init_inputs') under ``seed`` on ``device``."""
         import torch
 
-        args = self.init_args()
+        args = self.init_args() if args is None else args
         torch.manual_seed(seed)
         model = cls(*args)
         return model.to(device)

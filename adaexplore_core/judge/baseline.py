@@ -23,6 +23,10 @@ from . import roofline
 from .timing import FreshInputs, Measurement, input_set_count, measure
 from .worker import Channel, _describe, gpu_environment, prepare_process, use_gpu
 
+# 8-bit dtypes (those this torch has): their products run faster than the tensor-core peak the floor uses
+EIGHT_BIT = (torch.int8, torch.uint8) + tuple(d for d in (getattr(torch, n, None) for n in (
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")) if d is not None)
+
 
 @dataclass
 class Prepared:
@@ -83,10 +87,8 @@ class Baselines:
             facts.update(peak_gbps=self.peaks.bandwidth_gbps, peak_tflops=self.peaks.fp32_tflops,
                          peak_tensor_tflops=self.peaks.tensor_tflops)
             tensors = [x for x in inputs if isinstance(x, torch.Tensor)]     # 8-bit products run faster: no floor
-            eight_bit = (torch.int8, torch.uint8) + tuple(d for d in (getattr(torch, n, None) for n in (
-                "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")) if d is not None)
             facts["floating"] = any(x.is_floating_point() for x in tensors) and not any(
-                x.dtype in eight_bit for x in tensors)
+                x.dtype in EIGHT_BIT for x in tensors)
             # the fp32 compute floor holds only with TF32 off for everyone: with TF32 allowed (the user's
             # opt-in, KernelBench's protocol), a tl.dot in TF32 passes the tolerance and runs far above it
             facts["fp32_only"] = os.environ.get("ADAEXPLORE_ALLOW_TF32", "0") == "0" and all(

@@ -728,14 +728,15 @@ class _Checker(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         for keyword in node.keywords:
+            unpacked = [k.value for k in keyword.value.keys if isinstance(k, ast.Constant)] \
+                if keyword.arg is None and isinstance(keyword.value, ast.Dict) else []
+            refused = next((k for k in unpacked if k in A.REFUSED_KEYWORDS), None)
             if keyword.arg in A.REFUSED_KEYWORDS:
                 self.add(node, "keyword", f"the keyword argument '{keyword.arg}=' is not allowed: "
                                           f"{A.REFUSED_KEYWORDS[keyword.arg]}")
-            elif keyword.arg is None and isinstance(keyword.value, ast.Dict) and any(
-                    isinstance(k, ast.Constant) and k.value in A.REFUSED_KEYWORDS for k in keyword.value.keys):
+            elif refused is not None:
                 self.add(node, "keyword", "a refused keyword argument given through '**{...}' is not allowed: "
-                                          + next(A.REFUSED_KEYWORDS[k.value] for k in keyword.value.keys
-                                                 if isinstance(k, ast.Constant) and k.value in A.REFUSED_KEYWORDS))
+                                          + A.REFUSED_KEYWORDS[refused])
             elif keyword.arg is None and isinstance(node.func, ast.Subscript):
                 self.add(node, "keyword", "'**' arguments to a launch are not allowed: pass the kernel's arguments "
                                           "by name (a stream could hide in them)")

@@ -741,7 +741,7 @@ class Judging:
             small = envelopes.tensor_bytes(inputs.values) <= envelopes.LARGE_BYTES // 4
             self.trial(reference, candidate, inputs, normal=False, check="repeat_calls", keep=kept if small else None)
         for i, (outputs, copies) in enumerate(kept):      # a program keeps outputs: later calls may not touch them
-            if not all(torch.equal(o.nan_to_num(), c.nan_to_num()) for o, c in zip(outputs, copies)):
+            if not _unchanged(outputs, copies):
                 raise self.fail("correctness", "repeat_calls", f"the output of call {i + 1} of {SEQUENCE_CALLS} "
                                                                "changed after the later calls",
                                 f"An output the candidate returned changed when it was called again (call {i + 1} "
@@ -850,8 +850,8 @@ class Judging:
         state = {t.untyped_storage().data_ptr() for t in ood.parameters_of(candidate) + [
             b for _, b in ood.named_buffers_of(candidate)]}
         for outputs, copies in self.long_kept:
-            pairs = [(o, c) for o, c in zip(outputs, copies) if o.untyped_storage().data_ptr() not in state]
-            if not all(torch.equal(o.nan_to_num(), c.nan_to_num()) for o, c in pairs):
+            apart = [i for i, o in enumerate(outputs) if o.untyped_storage().data_ptr() not in state]
+            if not _unchanged([outputs[i] for i in apart], [copies[i] for i in apart]):
                 raise self.fail("correctness", "repeat_calls", "an output kept since the calls in a row changed during "
                                                                "the later trials",
                                 "An output the candidate returned changed during its later calls: it reuses its "
@@ -1099,17 +1099,13 @@ class Judging:
         """The reference and ModelNew built with constructor arguments ``args`` under one seed, the reference's
         weights loaded into the candidate, in mode ``training``; None where the reference refuses them (or the
         device's memory does not hold them)."""
-        seed = self.seed()
+        seed = self.seed()                         # one seed for both: draws outside state_dict agree
         try:
-            torch.manual_seed(seed)
-            reference = task.model_class(*args).to(self.device).train(training)
-        except torch.OutOfMemoryError:
-            return None
-        except Exception:  # noqa: BLE001 - the original does not take these arguments
+            reference = task.build(task.model_class, seed, self.device, args).train(training)
+        except Exception:  # noqa: BLE001 - the original does not take these arguments (or out of memory)
             return None
         try:
-            torch.manual_seed(seed)                # as task.build seeds both: draws outside state_dict agree
-            candidate = _run_candidate(lambda: model_new(*args).to(self.device), "constructor")
+            candidate = _run_candidate(lambda: task.build(model_new, seed, self.device, args), "constructor")
             self.check_global_state("in its constructor")
             state = reference.state_dict()
             _run_candidate(lambda: candidate.load_state_dict(state), "module's load_state_dict")
@@ -1319,12 +1315,12 @@ class Judging:
         program saves its checkpoints from the patched model (red team b4). The weights are put back after."""
         if not reference.state_dict():
             return []
-        kept = {k: v.detach().clone() for k, v in reference.state_dict().items()}
+        kept = _cloned_state(reference)
         objects = _table_entries(reference) + _table_entries(candidate)   # assign=True replaces them
         label = "checkpoint trial (other weights loaded through load_state_dict)"
         try:
             ood.randomize_state(reference, self.seed())
-            checkpoint = {k: v.detach().clone() for k, v in reference.state_dict().items()}
+            checkpoint = _cloned_state(reference)
             _run_candidate(lambda: candidate.load_state_dict(checkpoint), "module's load_state_dict")
             saved = _run_candidate(lambda: candidate.state_dict(), "module's state_dict")   # before a call moves
             saved = {k: v.detach().clone() if isinstance(v, torch.Tensor) else v for k, v in saved.items()}   # stats
@@ -1341,7 +1337,7 @@ class Judging:
                                  launch_required=False)
             # assign=True puts the checkpoint's tensors in place of the parameters (new objects: red team b13)
             ood.randomize_state(reference, self.seed())
-            checkpoint = {k: v.detach().clone() for k, v in reference.state_dict().items()}
+            checkpoint = _cloned_state(reference)
             reference.load_state_dict({k: v.clone() for k, v in checkpoint.items()}, assign=True)
             _run_candidate(lambda: candidate.load_state_dict(checkpoint, assign=True), "module's load_state_dict")
             assigned = "checkpoint trial (other weights loaded with assign=True: new tensor objects)"
@@ -2206,6 +2202,16 @@ class SharedRandomStart:
     def reference_run(self, outputs: list[Any]) -> ReferenceRun | None:
         """What a float64 re-run needs to draw the reference's numbers; None where the reference drew none."""
         return ReferenceRun(self.start, outputs) if self.drew("reference") else None
+
+
+def _unchanged(outputs: Any, copies: Any) -> bool:
+    """Whether kept outputs still equal the copies made when they were returned (NaNs equal to NaNs)."""
+    return all(torch.equal(o.nan_to_num(), c.nan_to_num()) for o, c in zip(outputs, copies))
+
+
+def _cloned_state(model: Any) -> dict[str, Any]:
+    """``model.state_dict()``'s tensors, cloned (a checkpoint that later changes to the model leave alone)."""
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
 def _table_entries(model: Any) -> list[tuple[dict, str, Any]]:
