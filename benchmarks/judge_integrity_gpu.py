@@ -242,11 +242,13 @@ def main() -> int:
         for workers in args.throughput_workers:
             with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=workers)) as pool:
                 throughput(pool, kb, results, save)
-    with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=2)) as pool:
-        if "spread" in args.parts:
-            spread(pool, kb, results, save)
-        if "agreement" in args.parts:
-            agreement(pool, kb, args.problems, Path("/tmp/adaexplore-do-bench"), results, save, deadline, args.skip)
+    if "spread" in args.parts or "agreement" in args.parts:
+        with JudgePool(JudgeConfig(devices=(args.device,), workers_per_device=2)) as pool:
+            if "spread" in args.parts:
+                spread(pool, kb, results, save)
+            if "agreement" in args.parts:
+                agreement(pool, kb, args.problems, Path("/tmp/adaexplore-do-bench"), results, save, deadline,
+                          args.skip)
     rows = [r for r in results.get("agreement", []) if "difference_pct" in r]
     if rows:
         results["agreement_summary"] = {
