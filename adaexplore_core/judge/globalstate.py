@@ -104,13 +104,14 @@ class GlobalState:
         self.flags = _flags()
         self.functions = _functions()
 
-    def changes(self) -> list[str]:
+    def changes(self, added: bool = True) -> list[str]:
+        """What differs from the snapshot; names new to torch's namespaces only where ``added``."""
         now_flags, now_functions = _flags(), _functions()
         changed = [f"{k} ({self.flags[k]!r} -> {v!r})" for k, v in now_flags.items() if self.flags.get(k) != v]
         replaced = sorted(k for k, v in self.functions.items() if now_functions.get(k, v) != v)
-        added = sorted(set(now_functions) - set(self.functions))
+        new_names = sorted(set(now_functions) - set(self.functions)) if added else []
         if replaced:
             changed.append("replaced " + ", ".join(replaced[:3]) + (" ..." if len(replaced) > 3 else ""))
-        if added:
-            changed.append("added " + ", ".join(added[:3]) + (" ..." if len(added) > 3 else ""))
+        if new_names:
+            changed.append("added " + ", ".join(new_names[:3]) + (" ..." if len(new_names) > 3 else ""))
         return changed

@@ -229,7 +229,8 @@ class _Witness:
     a candidate's process and sandboxed alike, it never runs candidate code, so it can live on, and CUDA, cuBLAS
     and torch's first-use costs are paid once instead of per candidate. It may read the zygote's folder, where
     every candidate's folder is made, and the reference's; a request for another reference folder or GPU share
-    starts a new one, as does one that died. Candidates cannot signal or trace it (the sandbox's seccomp
+    starts a new one, as does one that died, and one whose torch flags or functions a reference changed (each
+    check starts from a candidate's starting state). Candidates cannot signal or trace it (the sandbox's seccomp
     filter: signals only to themselves, no ptrace, no process_vm_*)."""
 
     def __init__(self, device: str, workdir: Path, exec_paths: tuple[str, ...]) -> None:
@@ -282,6 +283,7 @@ def _witness_child(channel: Any, first: JudgeRequest, device: str, folder: Path,
     import torch
 
     from . import witness, worker
+    from .globalstate import GlobalState
 
     shutil.rmtree(folder, ignore_errors=True)
     _move_into(folder)
@@ -296,6 +298,7 @@ def _witness_child(channel: Any, first: JudgeRequest, device: str, folder: Path,
     gpu = device.startswith("cuda")
     if gpu:
         worker.use_gpu(device, _gpu_share(first))
+    clean = GlobalState()                    # as a candidate's process starts: a check must begin from it
     while True:
         message = channel.receive()
         if message is None:
@@ -321,6 +324,8 @@ def _witness_child(channel: Any, first: JudgeRequest, device: str, folder: Path,
             channel.send(type="release")
         channel.send(type="witness", id=request.id, ok=ok, failed=failed, detail=detail[:500],
                      gpu_wait=round(waited, 3))
+        if clean.changes(added=False):       # a reference set torch's flags or replaced its functions: the
+            return                           # next check starts in a new witness (names torch adds lazily: kept)
 
 
 def _witnessed(pool: Any, request: JudgeRequest, witness_process: _Witness, candidate_folder: Path,

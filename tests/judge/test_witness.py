@@ -159,3 +159,25 @@ def test_recorded_outputs_that_are_links_or_oversized_are_refused(tmp_path):
     (tmp_path / "big.bin.000").write_bytes(b"x" * (witness.CHUNK_BYTES + 1))
     with pytest.raises(witness.WitnessError, match="larger than the judge writes"):
         witness.read_outputs(tmp_path / "big.bin")
+
+
+def test_a_reference_that_changes_torchs_global_state_does_not_carry_it_to_the_next_tasks_witness(tmp_path):
+    """Review (2026-12-02): the kept witness imports every reference of its folder; one that sets torch's default
+    dtype when imported would leave it set for the next task's check (inputs drawn in float64 there, outputs that
+    no longer match an honest candidate's). A witness whose global state changed is not kept."""
+    from adaexplore_core.judge.pool import JudgeConfig, JudgePool
+
+    source = (REFS / "pointwise.py").read_text()
+    changes_state = source.replace("import torch.nn as nn\n", "import torch.nn as nn\n\ntorch.set_default_dtype("
+                                   "torch.float64)\n", 1).replace("torch.randn(64, 128)",
+                                                                  "torch.randn(64, 128, dtype=torch.float32)")
+    assert changes_state != source
+    (tmp_path / "sets_float64.py").write_text(changes_state)
+    (tmp_path / "plain.py").write_text(source)
+    honest = (REFS.parent / "candidates" / "pointwise" / "valid.py").read_text()
+    config = JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=60, memory_limit_mb=4096, timing=False)
+    with JudgePool(config) as pool:
+        first = pool.judge(TaskSpec.parse(str(tmp_path / "sets_float64.py")), honest)
+        second = pool.judge(TaskSpec.parse(str(tmp_path / "plain.py")), honest)
+    assert first.ok, first.to_json()
+    assert second.ok and any(c.name == "witnessed" and c.passed for c in second.checks), second.to_json()
