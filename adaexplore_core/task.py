@@ -99,19 +99,7 @@ class LoadedTask:
         device, though not the values the CPU would draw); when that fails, the inputs are made on the CPU
         and moved. Integer and boolean tensors keep their dtype; non-tensor values pass through unchanged.
         """
-        import torch
-
-        inputs = None
-        if torch.device(device).type == "cuda":
-            torch.manual_seed(seed)
-            try:
-                with torch.device(device):
-                    inputs = self.get_inputs()
-            except Exception:  # noqa: BLE001 - e.g. numpy or an explicit CPU tensor op: the CPU path below
-                inputs = None
-        if inputs is None:
-            torch.manual_seed(seed)
-            inputs = _call(self.get_inputs, "get_inputs")
+        inputs = _seeded_on_device(device, seed, lambda: _call(self.get_inputs, "get_inputs"))
         if not isinstance(inputs, (list, tuple)):
             raise TaskError(f"get_inputs() must return a list or tuple, got {type(inputs).__name__}")
         return [to_device(x, device) for x in inputs]
@@ -123,18 +111,24 @@ class LoadedTask:
         weights are initialised there (on the H200, 8 builds of an 8192 x 8193 Linear took 4-5 s on the host);
         when that raises, it runs again on the CPU and the model is moved.
         """
-        import torch
-
         args = self.init_args() if args is None else args
-        if torch.device(device).type == "cuda":
-            torch.manual_seed(seed)
-            try:
-                with torch.device(device):
-                    return cls(*args).to(device)
-            except Exception:  # noqa: BLE001 - e.g. numpy or an explicit CPU tensor op: the CPU path below
-                pass
+        return _seeded_on_device(device, seed, lambda: cls(*args)).to(device)
+
+
+def _seeded_on_device(device: Any, seed: int, make: Callable[[], Any]) -> Any:
+    """``make()`` under ``seed``: on a GPU with that GPU as the default device; off the GPU, or where that
+    raises, again under ``seed`` without it."""
+    import torch
+
+    if torch.device(device).type == "cuda":
         torch.manual_seed(seed)
-        return cls(*args).to(device)
+        try:
+            with torch.device(device):
+                return make()
+        except Exception:  # noqa: BLE001 - e.g. numpy or an explicit CPU tensor op: the CPU path below
+            pass
+    torch.manual_seed(seed)
+    return make()
 
 
 def _call(fn: Callable[[], Any], name: str) -> Any:
