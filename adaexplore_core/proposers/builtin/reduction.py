@@ -65,18 +65,25 @@ _REDUCTION_BODIES["softmax"] = ONLINE_MAX_SUM + "inv = 1.0 / row_sum\n" + \
     _ROW_WRITE.format(value="tl.exp(x - row_max) * inv")
 _REDUCTION_BODIES["log_softmax"] = ONLINE_MAX_SUM + "log_sum = tl.log(row_sum)\n" + \
     _ROW_WRITE.format(value="x - row_max - log_sum")
+# Statistics of x - pivot, the pivot being the mean of the row's first block: far from zero (x = 3000 + noise)
+# neither the sum nor the mean is rounded at x's own scale, and x - pivot is exact (Sterbenz).
 _REDUCTION_BODIES["layer_norm"] = (
+    "pivot = tl.sum(tl.load(x_row + offs, mask=offs < n_cols, other=0.0).to(tl.float32), axis=0) "
+    "/ tl.minimum(n_cols, BLOCK_SIZE)\n"
     "acc = tl.zeros([BLOCK_SIZE], tl.float32)\n"
     "for start in range(0, n_cols, BLOCK_SIZE):\n"
-    "    acc += tl.load(x_row + start + offs, mask=start + offs < n_cols, other=0.0).to(tl.float32)\n"
-    "mean = tl.sum(acc, axis=0) / n_cols\n"
+    "    mask = start + offs < n_cols\n"
+    "    x = tl.load(x_row + start + offs, mask=mask, other=0.0).to(tl.float32)\n"
+    "    acc += tl.where(mask, x - pivot, 0.0)\n"
+    "mean = tl.sum(acc, axis=0) / n_cols     # the mean of x - pivot\n"
     "acc = tl.zeros([BLOCK_SIZE], tl.float32)   # second pass: variance around the mean (no cancellation)\n"
     "for start in range(0, n_cols, BLOCK_SIZE):\n"
     "    mask = start + offs < n_cols\n"
     "    x = tl.load(x_row + start + offs, mask=mask, other=0.0).to(tl.float32)\n"
-    "    acc += tl.where(mask, (x - mean) * (x - mean), 0.0)\n"
+    "    d = tl.where(mask, (x - pivot) - mean, 0.0)\n"
+    "    acc += d * d\n"
     "rstd = 1.0 / tl.sqrt(tl.sum(acc, axis=0) / n_cols + eps)\n"
-    + _ROW_WRITE.format(value="(x - mean) * rstd * {weight} + {bias}")
+    + _ROW_WRITE.format(value="((x - pivot) - mean) * rstd * {weight} + {bias}")
 )
 _REDUCTION_BODIES["group_norm"] = _REDUCTION_BODIES["layer_norm"]    # same statistics, other affine indexing
 _REDUCTION_BODIES["cumsum"] = (
@@ -137,7 +144,9 @@ _TILE_BODIES["logsumexp"] = (_TILE_EXP, "m + tl.log(s)")
 _TILE_FULL = {
     "softmax": _TILE_EXP + "y = e / s[:, None]",
     "log_softmax": _TILE_EXP + "y = x - m[:, None] - tl.log(s)[:, None]",
+    # each row shifted by its first element (as the looped kernel's pivot, for rows far from zero)
     "layer_norm": ("x = tl.load(ptrs, mask=mask, other=0.0).to(tl.float32)\n"
+                   "x = tl.where(mask, x - tl.sum(tl.where(cols[None, :] == 0, x, 0.0), axis=1)[:, None], 0.0)\n"
                    "mean = tl.sum(x, axis=1) / n_cols\n"
                    "d = tl.where(mask, x - mean[:, None], 0.0)\n"
                    "rstd = 1.0 / tl.sqrt(tl.sum(d * d, axis=1) / n_cols + eps)\n"
@@ -377,7 +386,7 @@ def _with_epilogue(kernel: Kernel, plan: Plan, red: fx.Node, loop_src: str, tile
     return epilogue, loop_src, tile_src, lines, args + [t[1] for t in pw.tensors]
 
 
-_LOOP_LOAD = re.compile(r"tl\.load\(x_row \+ start \+ offs, mask=(.+?), other=(0\.0|float\('-?inf'\))\)")
+_LOOP_LOAD = re.compile(r"tl\.load\(x_row \+ (start \+ )?offs, mask=(.+?), other=(0\.0|float\('-?inf'\))\)")
 _TILE_LOAD = re.compile(r"tl\.load\(ptrs, mask=mask, other=(0\.0|float\('-?inf'\))\)")
 
 
@@ -393,8 +402,8 @@ def _with_prologue(kernel: Kernel, plan: Plan, x: fx.Node, loop_src: str, tile_s
     noted = "".join(f"    # {describe_node(n, plan)}   (prologue: computed at each read of x)\n" for n in members)
     loop_src, tile_src = (src.replace("):\n", "):\n" + noted, 1) for src in (loop_src, tile_src))
     loop_src = loop_src.replace("(x_ptr, ", f"({params}, ", 1).replace("    x_row = x_ptr + row * n_cols\n", "")
-    loop_src = _LOOP_LOAD.sub(lambda m: f"{name}_prologue(row * n_cols + start + offs, {m.group(1)}, "
-                                        f"{m.group(2)}, {params})", loop_src)
+    loop_src = _LOOP_LOAD.sub(lambda m: f"{name}_prologue(row * n_cols + {m.group(1) or ''}offs, {m.group(2)}, "
+                                        f"{m.group(3)}, {params})", loop_src)
     tile_src = tile_src.replace("(x_ptr, ", f"({params}, ", 1).replace("    ptrs = x_ptr + offs2d\n", "")
     tile_src = _TILE_LOAD.sub(lambda m: f"{name}_prologue(offs2d, mask, {m.group(1)}, {params})", tile_src)
     assert "x_ptr" not in loop_src + tile_src and "x_row" not in loop_src, "a read of x was not replaced"
