@@ -114,6 +114,14 @@ def only_device(device: str, visible: str | None) -> tuple[str, str]:
     return (entries[index] if entries is not None else str(index)), "cuda:0"
 
 
+def threads_per_process(config: JudgeConfig) -> int:
+    """Host threads for torch in each judge process: the cores shared by all the pool's workers. On a GPU too:
+    the CPU trial, the float64 evaluations and the copies are host work, and six workers with a thread per core
+    each spin-wait against one another."""
+    workers = max(1, config.workers_per_device) * max(1, len(config.devices))
+    return max(1, (os.cpu_count() or 1) // workers)
+
+
 class _Process:
     """One judge process (a zygote or a baseline process) and its protocol pipes. It leads a session of its own,
     which ``reaper`` watches; it dies with the thread that starts it (a slot's, which lives as long as the pool)."""
@@ -124,10 +132,9 @@ class _Process:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_ROOT, env.get("PYTHONPATH")]))
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         env["ADAEXPLORE_ALLOW_TF32"] = config.tf32 or ("1" if config.allow_tf32 else "0")
+        env.setdefault("OMP_NUM_THREADS", str(threads_per_process(config)))
         if device == "cpu":
             env["TRITON_INTERPRET"] = "1"
-            threads = max(1, (os.cpu_count() or 1) // max(1, config.workers_per_device))
-            env.setdefault("OMP_NUM_THREADS", str(threads))
         else:
             env.pop("TRITON_INTERPRET", None)
             fraction = config.gpu_memory_fraction or min(0.9, 0.9 / config.workers_per_device)
