@@ -121,14 +121,29 @@ def _seeded_on_device(device: Any, seed: int, make: Callable[[], Any]) -> Any:
     import torch
 
     if torch.device(device).type == "cuda":
-        torch.manual_seed(seed)
+        seed_everything(seed)
         try:
             with torch.device(device):
                 return make()
         except Exception:  # noqa: BLE001 - e.g. numpy or an explicit CPU tensor op: the CPU path below
             pass
-    torch.manual_seed(seed)
+    seed_everything(seed)
     return make()
+
+
+def seed_everything(seed: int) -> None:
+    """Seed every global random generator a reference may draw from: torch's, Python's ``random`` (reseeded
+    by every fork, so two processes would draw differently) and numpy's where it is loaded (inherited by every
+    fork, so a process that built once would draw on where a fresh one starts over)."""
+    import random
+
+    import torch
+
+    torch.manual_seed(seed)
+    random.seed(seed)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(seed % 2**32)
 
 
 def _call(fn: Callable[[], Any], name: str) -> Any:

@@ -181,3 +181,22 @@ def test_a_reference_that_changes_torchs_global_state_does_not_carry_it_to_the_n
         second = pool.judge(TaskSpec.parse(str(tmp_path / "plain.py")), honest)
     assert first.ok, first.to_json()
     assert second.ok and any(c.name == "witnessed" and c.passed for c in second.checks), second.to_json()
+
+
+@pytest.mark.parametrize("reference", ["python_random", "numpy_random"])
+def test_a_reference_drawing_from_python_or_numpy_random_is_witnessed_alike_every_time(reference):
+    """Red team (2026-12-03): the judge seeded only torch. Python reseeds ``random`` in every fork, so the witness
+    built other weights than the candidate's process (an honest candidate invalid at once); numpy's state is
+    inherited by every fork, so the kept witness drew on where each fresh process starts over (invalid from the
+    second candidate on). Every build now seeds all three."""
+    if reference == "numpy_random":
+        pytest.importorskip("numpy")
+    from adaexplore_core.judge.pool import JudgeConfig, JudgePool
+
+    folder = REFS.parent / "init_draws"
+    honest = (folder / "candidate.py").read_text()
+    config = JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=60, memory_limit_mb=4096, timing=False)
+    with JudgePool(config) as pool:
+        verdicts = [pool.judge(TaskSpec.parse(str(folder / f"{reference}.py")), honest) for _ in range(3)]
+    for v in verdicts:
+        assert v.ok and any(c.name == "witnessed" and c.passed for c in v.checks), v.to_json()
