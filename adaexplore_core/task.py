@@ -109,7 +109,8 @@ class LoadedTask:
 
         On a GPU, the constructor runs with that GPU as the default device, as ``make_inputs`` does, so large
         weights are initialised there (on the H200, 8 builds of an 8192 x 8193 Linear took 4-5 s on the host);
-        when that raises, it runs again on the CPU and the model is moved.
+        when that raises, it runs again on the CPU and the model is moved. (The judge builds the candidate it
+        certifies with ``device`` "cpu" and moves it, as a program does.)
         """
         args = self.init_args() if args is None else args
         return _seeded_on_device(device, seed, lambda: cls(*args)).to(device)

@@ -472,8 +472,10 @@ class Judging:
                             "The candidate's ModelNew is not a torch.nn.Module class")
         self.check_global_state("when its file was imported")
         self.pass_check("load", "module imported")
-        try:
-            candidate = _run_candidate(lambda: task.build(model_new, seed, self.device), "constructor")
+        try:     # as a program builds it: on the CPU, then moved (red team: a GPU default device is the judge's mark)
+            candidate = _run_candidate(lambda: task.build(model_new, seed, "cpu").to(self.device),
+                                       "constructor (run on the CPU, then moved with .to(device), as a program "
+                                       "builds a module)" if self.device.type != "cpu" else "constructor")
         except Failed as f:
             f.verdict.stage = "load"
             raise

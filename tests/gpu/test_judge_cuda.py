@@ -90,3 +90,16 @@ def test_the_device_time_of_a_call_leaves_out_the_hosts_time_to_launch_it():
     device_ms, host_ms = timing.quartiles(m.samples)[0], timing.quartiles(m.host_ms)[0]
     assert host_ms > 1.0 and device_ms < 0.2, (device_ms, host_ms)
     assert m.uncovered <= len(m.samples) // 10
+
+
+@pytest.mark.parametrize("name, reference", [("detects_gpu_build", "ref_example"),
+                                             ("fast_only_when_gpu_built", "ref_example"),
+                                             ("plain_tensor_attribute", "ref_table"),
+                                             ("triton_in_constructor", "ref_table")])
+def test_the_candidate_is_built_as_programs_build_it(pool, name, reference):
+    """Red team (2026-12-03): the judge built ModelNew with the GPU as default device, which no program does;
+    each of these was certified on the H200 and wrong, slower or raising in a program that builds the module
+    on the CPU and moves it."""
+    folder = ROOT / "tests" / "data" / "gpu" / "built_as_programs_do"
+    verdict = pool.judge(TaskSpec.parse(str(folder / f"{reference}.py")), (folder / f"{name}.py").read_text())
+    assert verdict.verdict == "invalid", verdict.to_json()
