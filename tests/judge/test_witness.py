@@ -12,6 +12,8 @@ from adaexplore_core.task import TaskSpec, load_task
 
 REFS = Path(__file__).resolve().parents[1] / "data" / "judge" / "refs"
 CPU = torch.device("cpu")
+EXAMPLE_CANDIDATE = (Path(__file__).resolve().parents[2] / "adaexplore_core" / "examples"
+                     / "fused_bias_gelu_triton.py")
 
 
 def test_outputs_round_trip_in_every_dtype_and_shape(tmp_path):
@@ -193,8 +195,8 @@ def test_a_reference_drawing_from_python_or_numpy_random_is_witnessed_alike_ever
         pytest.importorskip("numpy")
     from adaexplore_core.judge.pool import JudgeConfig, JudgePool
 
-    folder = REFS.parent / "init_draws"
-    honest = (folder / "candidate.py").read_text()
+    folder = REFS.parent / "init_draws"     # the shipped example, its shift drawn by random or numpy
+    honest = EXAMPLE_CANDIDATE.read_text()
     config = JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=60, memory_limit_mb=4096, timing=False)
     with JudgePool(config) as pool:
         verdicts = [pool.judge(TaskSpec.parse(str(folder / f"{reference}.py")), honest) for _ in range(3)]
