@@ -143,6 +143,7 @@ def throughput(pool: JudgePool, kb: Path, results: dict, save) -> None:
             "valid": sum(v.ok for v in verdicts), "per_minute": round(len(verdicts) / wall * 60, 1),
             "median_candidate_s": statistics.median(v.seconds for v in verdicts),
             "timing_groups": {str(n): groups.count(n) for n in sorted(set(groups))},
+            "witness_processes_started": sum(v.env.get("witness_process") == "started for it" for v in verdicts),
             "reasons": sorted({v.reason[:200] for v in verdicts if not v.ok}),
             "phase_median_s": phase_medians(verdicts)}
         print(name, json.dumps(rows[f"{pool.config.workers_per_device}/{name}"]), flush=True)

@@ -22,6 +22,8 @@ import os
 import random
 import stat
 import struct
+import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +168,34 @@ def _differentiated(model: Any, shapes: dict[str, torch.Size], task: Any, reques
 
 
 def check(request: Any, device: torch.device, candidate_folder: Path) -> tuple[bool, str]:
-    """In the witness's process: (whether the recorded outputs and gradients are the reference's, a detail)."""
+    """In the witness's process: (whether the recorded outputs and gradients are the reference's, a detail).
+    The reference's own modules (its file and what it imports from the user's folders) are forgotten after
+    the check: the next check imports them as edited since, as a candidate's fresh process does."""
+    imported = set(sys.modules)
+    try:
+        return _check(request, device, candidate_folder)
+    finally:
+        for name in _users_modules(set(sys.modules) - imported):
+            del sys.modules[name]
+
+
+def _users_modules(names: set[str]) -> list[str]:
+    """Those of the modules ``names`` that are the user's: loaded from outside Python's and the installed
+    packages' folders (torch's own lazy imports stay: imported twice, their classes would be two)."""
+    paths = sysconfig.get_paths()
+    roots = {str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    roots.add(str(Path(__file__).resolve().parents[1]))          # adaexplore_core
+    found = []
+    for name in names:
+        module = sys.modules.get(name)
+        places = [getattr(module, "__file__", None), *(getattr(module, "__path__", None) or ())]
+        places = [str(Path(p).resolve()) for p in places if isinstance(p, str)]
+        if places and not any(p == r or p.startswith(r + os.sep) for p in places for r in roots):
+            found.append(name)
+    return found
+
+
+def _check(request: Any, device: torch.device, candidate_folder: Path) -> tuple[bool, str]:
     from ..task import TaskSpec, load_task
     task = load_task(TaskSpec(**request.task))
     reference = task.build(task.model_class, build_seed(request), device)

@@ -229,8 +229,9 @@ class _Witness:
     a candidate's process and sandboxed alike, it never runs candidate code, so it can live on, and CUDA, cuBLAS
     and torch's first-use costs are paid once instead of per candidate. It may read the zygote's folder, where
     every candidate's folder is made, and the reference's; a request for another reference folder or GPU share
-    starts a new one, as does one that died, and one whose torch flags or functions a reference changed (each
-    check starts from a candidate's starting state). Candidates cannot signal or trace it (the sandbox's seccomp
+    starts a new one, as does one that died, and one where a reference replaced torch's functions or added its
+    own to them (each check starts from a candidate's starting state: flags a reference set are set back, and
+    the user's modules it imported are forgotten, ``witness.check``). Candidates cannot signal or trace it (the sandbox's seccomp
     filter: signals only to themselves, no ptrace, no process_vm_*)."""
 
     def __init__(self, device: str, workdir: Path, exec_paths: tuple[str, ...]) -> None:
@@ -324,8 +325,9 @@ def _witness_child(channel: Any, first: JudgeRequest, device: str, folder: Path,
             channel.send(type="release")
         channel.send(type="witness", id=request.id, ok=ok, failed=failed, detail=detail[:500],
                      gpu_wait=round(waited, 3))
-        if clean.changes(added=False):       # a reference set torch's flags or replaced its functions: the
-            return                           # next check starts in a new witness (names torch adds lazily: kept)
+        clean.restore_flags()                # a reference may set flags when imported (cudnn.benchmark)
+        if clean.changes(added="foreign"):   # or replace torch's functions, or add its own to torch's classes:
+            return                           # the next check starts in a new witness (torch's lazy names: kept)
 
 
 def _witnessed(pool: Any, request: JudgeRequest, witness_process: _Witness, candidate_folder: Path,
@@ -379,6 +381,7 @@ def _witnessed(pool: Any, request: JudgeRequest, witness_process: _Witness, cand
                           verdict.checks + [Check("witnessed", False, detail)], env=verdict.env,
                           envelope=verdict.envelope, trials=verdict.trials)
     verdict.phase_seconds = phases
+    verdict.env = {**verdict.env, "witness_process": "kept from an earlier check" if reused else "started for it"}
     return {**message, "verdict": verdict.to_dict()}
 
 

@@ -143,6 +143,8 @@ def test_one_witness_process_checks_a_slots_candidates_and_a_dead_one_is_replace
         verdicts.append(pool.judge(reference, honest))
         replaced = _children(zygote.zygote.proc.pid)
     assert len(first) == 1 and kept == first and len(replaced) == 1 and replaced != first, (first, kept, replaced)
+    assert [v.env["witness_process"] for v in verdicts if v.ok] == [
+        "started for it", "kept from an earlier check", "started for it"], [v.env for v in verdicts]
     honest_verdicts = [verdicts[0], verdicts[2], verdicts[3]]
     for v in honest_verdicts:
         assert v.ok and any(c.name == "witnessed" and c.passed for c in v.checks), v.to_json()
@@ -202,3 +204,84 @@ def test_a_reference_drawing_from_python_or_numpy_random_is_witnessed_alike_ever
         verdicts = [pool.judge(TaskSpec.parse(str(folder / f"{reference}.py")), honest) for _ in range(3)]
     for v in verdicts:
         assert v.ok and any(c.name == "witnessed" and c.passed for c in v.checks), v.to_json()
+
+
+def _pool():
+    from adaexplore_core.judge.pool import JudgeConfig, JudgePool
+    return JudgePool(JudgeConfig(devices=("cpu",), workers_per_device=1, timeout_s=60, memory_limit_mb=4096,
+                                 timing=False))
+
+
+def _witnessed(verdict) -> bool:
+    return verdict.ok and any(c.name == "witnessed" and c.passed for c in verdict.checks)
+
+
+def test_a_reference_that_replaces_a_torch_nn_init_function_does_not_carry_it_to_the_next_tasks_witness(tmp_path):
+    """Red team (2026-12-03): ``torch.nn.init`` was not among the namespaces watched, so a reference that widened
+    ``kaiming_uniform_`` when imported left it so in the kept witness: the next task of the folder, the plain
+    example, was built there with other weights than in its candidate's process (an honest candidate invalid)."""
+    source = (EXAMPLE_CANDIDATE.parent / "fused_bias_gelu.py").read_text()
+    widens = source.replace("class Model(", "_kaiming = torch.nn.init.kaiming_uniform_\n\n\n"
+                            "def _wider(tensor, *args, **kwargs):\n    _kaiming(tensor, *args, **kwargs)\n"
+                            "    with torch.no_grad():\n        return tensor.mul_(3.0)\n\n\n"
+                            "torch.nn.init.kaiming_uniform_ = _wider\n\n\nclass Model(", 1)
+    assert widens != source
+    (tmp_path / "widens_init.py").write_text(widens)
+    (tmp_path / "plain.py").write_text(source)
+    honest = EXAMPLE_CANDIDATE.read_text()
+    with _pool() as pool:
+        first = pool.judge(TaskSpec.parse(str(tmp_path / "widens_init.py")), honest)
+        second = pool.judge(TaskSpec.parse(str(tmp_path / "plain.py")), honest)
+    assert _witnessed(first), first.to_json()
+    assert _witnessed(second), second.to_json()
+
+
+def test_a_module_the_reference_imports_from_its_folder_is_witnessed_as_edited_since(tmp_path):
+    """Red team (2026-12-03): the kept witness kept the reference's sibling module in ``sys.modules``; edited
+    between two judgings, the witness computed with the old one (the honest candidate of the new one invalid, a
+    candidate of the old one witnessed). The user's modules are forgotten after each check, and the witness is
+    still kept."""
+    (tmp_path / "scale.py").write_text("SCALE = 2.0\n")
+    reference = (REFS / "pointwise.py").read_text().replace("import torch.nn as nn\n",
+                                                            "import torch.nn as nn\nfrom scale import SCALE\n", 1)
+    reference = reference.replace("torch.relu(x * 2 + 1)", "torch.relu(x * SCALE + 1)")
+    (tmp_path / "scaled.py").write_text(reference)
+    twice = (REFS.parent / "candidates" / "pointwise" / "valid.py").read_text()
+    thrice = twice.replace("x * 2.0 + 1.0", "x * 3.0 + 1.0").replace("x * 2 + 1", "x * 3 + 1")
+    assert thrice.count("3") >= twice.count("3") + 2
+    spec = TaskSpec.parse(str(tmp_path / "scaled.py"))
+    with _pool() as pool:
+        before = pool.judge(spec, twice)
+        zygote = pool._slots[0].zygote.proc.pid
+        first_witness = _children(zygote)
+        (tmp_path / "scale.py").write_text("SCALE = 3.0\n")
+        after = [pool.judge(spec, thrice), pool.judge(spec, twice)]
+        kept = _children(zygote)
+    assert _witnessed(before), before.to_json()
+    assert _witnessed(after[0]), after[0].to_json()
+    assert not after[1].ok, after[1].to_json()
+    assert len(first_witness) == 1 and kept == first_witness, (first_witness, kept)
+
+
+def test_flags_a_reference_sets_when_imported_are_set_back_and_the_witness_is_kept(tmp_path):
+    """Red team (2026-12-03): a reference that sets ``torch.backends.cudnn.benchmark`` when imported (common in
+    training scripts) retired the witness after every check (on the H200 ~1.3 s a candidate). The flags are set
+    back instead; a plain task of the folder checked next sees torch's defaults."""
+    source = (REFS / "pointwise.py").read_text()
+    sets_flags = source.replace("import torch.nn as nn\n", "import torch.nn as nn\n\n"
+                                "torch.backends.cudnn.benchmark = True\n"
+                                "torch.set_float32_matmul_precision('high')\n", 1)
+    assert sets_flags != source
+    (tmp_path / "sets_flags.py").write_text(sets_flags)
+    (tmp_path / "plain.py").write_text(source)
+    honest = (REFS.parent / "candidates" / "pointwise" / "valid.py").read_text()
+    with _pool() as pool:
+        verdicts = [pool.judge(TaskSpec.parse(str(tmp_path / "sets_flags.py")), honest)]
+        zygote = pool._slots[0].zygote.proc.pid
+        first_witness = _children(zygote)
+        verdicts += [pool.judge(TaskSpec.parse(str(tmp_path / name)), honest) for name in ("sets_flags.py",
+                                                                                          "plain.py")]
+        kept = _children(zygote)
+    for v in verdicts:
+        assert _witnessed(v), v.to_json()
+    assert len(first_witness) == 1 and kept == first_witness, (first_witness, kept)

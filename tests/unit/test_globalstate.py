@@ -68,3 +68,35 @@ def test_judge_processes_import_torchs_self_patching_modules_first():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_flags_are_set_back_and_then_no_change_is_named():
+    state = GlobalState()
+    torch.set_default_dtype(torch.float64)
+    torch.backends.cudnn.benchmark = not torch.backends.cudnn.benchmark
+    torch.set_float32_matmul_precision("medium")
+    try:
+        named = " ".join(state.changes())
+        assert all(f in named for f in ("default dtype", "matmul precision", "cudnn")), named
+        state.restore_flags()
+        assert state.changes() == []
+    finally:
+        torch.set_default_dtype(torch.float32)
+
+
+def test_a_replaced_torch_nn_init_function_is_named(monkeypatch):
+    state = GlobalState()
+    monkeypatch.setattr(torch.nn.init, "kaiming_uniform_", lambda tensor, *a, **k: tensor)
+    assert any("torch.nn.init.kaiming_uniform_" in c for c in state.changes())
+
+
+def test_names_added_by_torch_itself_are_not_foreign_and_a_references_own_are(monkeypatch):
+    state = GlobalState()
+    monkeypatch.setattr(torch.Tensor, "torchs_own", torch.relu, raising=False)
+    assert state.changes(added="foreign") == [] and state.changes() != []
+
+    def references_own(self):
+        return self
+
+    monkeypatch.setattr(torch.Tensor, "references_own", references_own, raising=False)
+    assert any("torch.Tensor.references_own" in c for c in state.changes(added="foreign"))
