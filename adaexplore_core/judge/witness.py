@@ -17,6 +17,7 @@ check says so); the reference's side, not the candidate's files, decides that.
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import os
 import random
@@ -170,13 +171,15 @@ def _differentiated(model: Any, shapes: dict[str, torch.Size], task: Any, reques
 def check(request: Any, device: torch.device, candidate_folder: Path) -> tuple[bool, str]:
     """In the witness's process: (whether the recorded outputs and gradients are the reference's, a detail).
     The reference's own modules (its file and what it imports from the user's folders) are forgotten after
-    the check: the next check imports them as edited since, as a candidate's fresh process does."""
+    the check, and collected: the next check imports them as edited since, as a candidate's fresh process
+    does."""
     imported = set(sys.modules)
     try:
         return _check(request, device, candidate_folder)
     finally:
         for name in _users_modules(set(sys.modules) - imported):
             del sys.modules[name]
+        gc.collect()        # and what they made: a torch.library namespace is freed only then (red team c3)
 
 
 def _users_modules(names: set[str]) -> list[str]:

@@ -361,7 +361,12 @@ def _witnessed(pool: Any, request: JudgeRequest, witness_process: _Witness, cand
                         hold=lambda m: m.get("type") == "witness", until=lambda got: any(mine(m) for m in got))
         if status is not None:                               # it exited: the next check starts another
             witness_process.close()
-        if any(mine(m) for m in held) or not reused:        # a witness kept from earlier may have died since
+        answer = next((m for m in held if mine(m)), None)
+        if answer is not None and answer.get("failed") and reused:
+            held.remove(answer)                              # the reference failed in a kept witness (its state,
+            witness_process.close()                          # e.g. an operator library it registers when
+            continue                                         # imported, red team c3): once more in a new one
+        if answer is not None or not reused:                 # a witness kept from earlier may have died since
             break
     pool.send(type="clock", running=True)
     phases = {**verdict.phase_seconds, "witness": round(time.monotonic() - started, 3)}

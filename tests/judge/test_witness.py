@@ -285,3 +285,23 @@ def test_flags_a_reference_sets_when_imported_are_set_back_and_the_witness_is_ke
     for v in verdicts:
         assert _witnessed(v), v.to_json()
     assert len(first_witness) == 1 and kept == first_witness, (first_witness, kept)
+
+
+def test_a_reference_that_registers_a_torch_operator_library_when_imported_is_witnessed_every_time(tmp_path):
+    """Red team (2026-12-03): the kept witness imports the reference again for every check; a reference that
+    defines its own operator namespace with ``torch.library`` raised "Only a single TORCH_LIBRARY can be used
+    to register the namespace" from the second check on (every later candidate an internal error)."""
+    source = (EXAMPLE_CANDIDATE.parent / "fused_bias_gelu.py").read_text()
+    own_op = source.replace("class Model(", 'LIBRARY = torch.library.Library("adaexplore_test_ops", "DEF")\n'
+                            'LIBRARY.define("shift_gelu(Tensor y, Tensor shift) -> Tensor")\n'
+                            'LIBRARY.impl("shift_gelu", lambda y, shift: torch.nn.functional.gelu(y + shift), '
+                            '"CompositeImplicitAutograd")\n\n\nclass Model(', 1)
+    own_op = own_op.replace("y = self.linear(x) + self.shift\n        return torch.nn.functional.gelu(y)",
+                            "return torch.ops.adaexplore_test_ops.shift_gelu(self.linear(x), self.shift)")
+    assert own_op.count("adaexplore_test_ops") == 2
+    (tmp_path / "own_op.py").write_text(own_op)
+    honest = EXAMPLE_CANDIDATE.read_text()
+    with _pool() as pool:
+        verdicts = [pool.judge(TaskSpec.parse(str(tmp_path / "own_op.py")), honest) for _ in range(3)]
+    for v in verdicts:
+        assert _witnessed(v), v.to_json()
