@@ -58,6 +58,18 @@ REFERENCES = {
         def get_inputs():
             return [torch.randn(2, 8, 24, 24)]
         """,
+    "batch_norm_train": """
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = nn.BatchNorm2d(8)
+
+            def forward(self, x):
+                return torch.relu(self.norm(x))
+
+        def get_inputs():
+            return [torch.randn(4, 8, 12, 12)]
+        """,
     "prologue": """
         class Model(nn.Module):
             def forward(self, x):
@@ -121,5 +133,8 @@ def test_norm_kernels_stay_exact_on_rows_far_from_zero(name: str, tmp_path: Path
     assert len(results) >= 2, results          # the default block sizes and at least one random draw
     for r in results:
         assert "Triton kernel" in r["description"], r
+        if "left to cuDNN" in r["description"]:             # torch's own batch norm: the reference's error
+            assert r["error"] <= r["reference_error"] * 1.01 + 1e-7, r
+            continue
         assert r["error"] <= MAX_ERROR, (f"{r['description']}: max abs error {r['error']:.3g} against float64 "
                                          f"(the fp32 reference's: {r['reference_error']:.3g})")

@@ -1,10 +1,12 @@
-"""Training-mode batch norm statistics in Triton: the per-channel mean and biased variance of x (channels on
-dim 1) as a (2, C) tensor, and the running statistics updated as nn.BatchNorm does. The normalization
-itself is a pointwise op (``batch_norm_eval`` on the two rows), fused with its neighbours by the planner.
+"""Training-mode batch norm statistics in Triton: per channel of x (channels on dim 1) a shift (the channel's
+first value), the mean of x minus the shift and the biased variance, as a (3, C) tensor, and the running
+statistics updated as nn.BatchNorm does. The normalization itself is a pointwise op (``batch_norm_eval`` on the
+rows: x - shift - mean, so the mean is never rounded at x's own scale), fused with its neighbours by the
+planner.
 
 Two kernels: partial sums of (x - shift) and (x - shift)² per channel over a share of the batch, the shift
 being the channel's first value (so the variance does not cancel when the mean is large); then one program
-per block of channels adds the partials, writes mean and variance and updates the running statistics."""
+per block of channels adds the partials, writes the statistics and updates the running statistics."""
 from __future__ import annotations
 
 from .ops import lit
@@ -65,8 +67,8 @@ def batch_norm_stats_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -
         "@triton.jit\n"
         f"def {name}_finish_kernel(x_ptr, part_ptr, stats_ptr, rm_ptr, rv_ptr, batches_ptr, C, S, shares, count, "
         "BLOCK_C: tl.constexpr):\n"
-        f"    # {describe_node(node, plan)}, finished: per channel, the shares' partial sums added; mean and\n"
-        "    # biased variance into stats (2, C)"
+        f"    # {describe_node(node, plan)}, finished: per channel, the shares' partial sums added; the shift,\n"
+        "    # the mean of x - shift and the biased variance into stats (3, C)"
         + ("; the running\n    # statistics updated as nn.BatchNorm does\n" if tracked else "\n")
         + "    c = tl.program_id(0) * BLOCK_C + tl.arange(0, BLOCK_C)\n"
         "    cmask = c < C\n"
@@ -77,9 +79,11 @@ def batch_norm_stats_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -
         "        total2 += tl.load(part_ptr + C * shares + c * shares + share, mask=cmask, other=0.0)\n"
         "    shifted_mean = total / count\n"
         "    var = tl.maximum(total2 / count - shifted_mean * shifted_mean, 0.0)\n"
-        "    mean = tl.load(x_ptr + c * S, mask=cmask, other=0.0).to(tl.float32) + shifted_mean\n"
-        "    tl.store(stats_ptr + c, mean.to(stats_ptr.dtype.element_ty), mask=cmask)\n"
-        "    tl.store(stats_ptr + C + c, var.to(stats_ptr.dtype.element_ty), mask=cmask)\n"
+        "    shift = tl.load(x_ptr + c * S, mask=cmask, other=0.0).to(tl.float32)\n"
+        "    mean = shift + shifted_mean\n"
+        "    tl.store(stats_ptr + c, shift, mask=cmask)\n"
+        "    tl.store(stats_ptr + C + c, shifted_mean, mask=cmask)\n"
+        "    tl.store(stats_ptr + C + C + c, var, mask=cmask)\n"
         + update
     )
     params = ["x"] + (["running_mean", "running_var", "num_batches_tracked"] if tracked else [])
@@ -99,7 +103,7 @@ def batch_norm_stats_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -
              "    part = torch.empty((2, C, shares), device=x.device, dtype=torch.float32)",
              f"    {name}_kernel[(channel_blocks, shares)](x, part, C, S, rows_per_share, N, BLOCK_C=block_c, "
              f"BLOCK_S=block_s, num_warps={knobs['num_warps']})",
-             "    stats = torch.empty((2, C), device=x.device, dtype=torch.float32)   # fp32 whatever x is"]
+             "    stats = torch.empty((3, C), device=x.device, dtype=torch.float32)   # fp32 whatever x is"]
     if tracked:
         lines.append("    num_batches_tracked.add_(1)")
         refs = "running_mean, running_var, num_batches_tracked"

@@ -105,8 +105,8 @@ _BATCH_NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
 def _batch_norms(graph_module: fx.GraphModule, training: bool = True) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Rewrite BatchNorm module calls into ops the planner fuses. Eval mode (running statistics) is a
     per-channel affine map: ``batch_norm_eval`` on (C, 1, ...) views of the buffers. Training mode (batch
-    statistics) is ``batch_norm_stats`` (a (2, C) tensor of mean and variance, which also updates the running
-    statistics) and ``batch_norm_eval`` on views of its rows. Returns the paths of the modules captured in
+    statistics) is ``batch_norm_stats`` (a (3, C) tensor of shift, mean of x minus the shift, and variance,
+    which also updates the running statistics) and ``batch_norm_eval`` on views of its rows. Returns the paths of the modules captured in
     eval mode and in training mode; shapes must be propagated again. ``training=False`` leaves the
     batch-statistics modules alone."""
     from .ops import batch_norm_eval, batch_norm_stats
@@ -141,12 +141,13 @@ def _batch_norms(graph_module: fx.GraphModule, training: bool = True) -> tuple[t
                     node.args[0], *(buffer(b) if tracked else None
                                     for b in ("running_mean", "running_var", "num_batches_tracked")),
                     module.momentum, float(module.eps)))
-                mean = channel(graph.call_method("select", (stats, 0, 0)), 0.0)
-                var = channel(graph.call_method("select", (stats, 0, 1)), 1.0)
+                shift = channel(graph.call_method("select", (stats, 0, 0)), 0.0)
+                mean = channel(graph.call_method("select", (stats, 0, 1)), 0.0)
+                var = channel(graph.call_method("select", (stats, 0, 2)), 1.0)
             else:
                 mean, var = channel(buffer("running_mean"), 0.0), channel(buffer("running_var"), 1.0)
             args = (node.args[0], mean, var, channel(buffer("weight"), 1.0), channel(buffer("bias"), 0.0),
-                    float(module.eps))
+                    float(module.eps)) + ((shift,) if batch_statistics else ())
             replacement = graph.call_function(batch_norm_eval, args)
         node.replace_all_uses_with(replacement)
         graph.erase_node(node)

@@ -41,19 +41,25 @@ class Op:
 
 
 def batch_norm_eval(x: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, weight: Any, bias: Any,
-                    eps: float) -> torch.Tensor:
+                    eps: float, shift: Any = 0.0) -> torch.Tensor:
     """Batch norm with running statistics, on per-channel views shaped (C, 1, ...): the pointwise form that
-    capture puts in place of a BatchNorm module (see capture._batch_norms)."""
-    return ((x - mean) * torch.rsqrt(var + eps) * weight + bias).to(x.dtype)     # the input's dtype, as torch
+    capture puts in place of a BatchNorm module (see capture._batch_norms). With batch statistics, ``mean`` is
+    that of x minus ``shift`` (a value of each channel), so it is never rounded at x's own scale."""
+    return (((x - shift) - mean) * torch.rsqrt(var + eps) * weight + bias).to(x.dtype)   # x's dtype, as torch
 
 
 def batch_norm_stats(x: torch.Tensor, running_mean: Any, running_var: Any, num_batches_tracked: Any,
                      momentum: Any, eps: float) -> torch.Tensor:
-    """Training-mode batch norm statistics: the per-channel mean and biased variance of ``x`` (channels on dim
-    1) as a (2, C) float32 tensor, and the running statistics updated as nn.BatchNorm does (when it tracks them).
-    What capture puts in place of a training-mode BatchNorm module, together with ``batch_norm_eval`` on the
-    two rows (see capture._batch_norms); the generated code computes it with Triton kernels."""
-    var, mean = torch.var_mean(x.float(), dim=[0] + list(range(2, x.dim())), unbiased=False)
+    """Training-mode batch norm statistics as a (3, C) float32 tensor: per channel (channels on dim 1) a shift
+    (the channel's first value), the mean of x minus the shift, and the biased variance; the running statistics
+    are updated as nn.BatchNorm does (when it tracks them). What capture puts in place of a training-mode
+    BatchNorm module, together with ``batch_norm_eval`` on the rows (see capture._batch_norms); the generated
+    code computes it with Triton kernels."""
+    dims = [0] + list(range(2, x.dim()))
+    shift = x.float()[(0, slice(None)) + (0,) * (x.dim() - 2)]
+    var, shifted_mean = torch.var_mean(x.float() - shift.view((-1,) + (1,) * (x.dim() - 2)), dim=dims,
+                                       unbiased=False)
+    mean = shift + shifted_mean
     if running_mean is not None:
         n = x.numel() // x.shape[1]
         with torch.no_grad():
@@ -61,7 +67,7 @@ def batch_norm_stats(x: torch.Tensor, running_mean: Any, running_var: Any, num_b
             factor = momentum if momentum is not None else 1.0 / num_batches_tracked
             running_mean.mul_(1 - factor).add_(mean * factor)
             running_var.mul_(1 - factor).add_(var * (n / max(n - 1, 1)) * factor)
-    return torch.stack((mean, var))
+    return torch.stack((shift, shifted_mean, var))
 
 
 def lit(value: float) -> str:
@@ -448,6 +454,10 @@ def _from_call(node: fx.Node, name: str) -> Op:
         return torch_op(name)
     if name == "batch_norm":
         eps = lit(args[5])
+        if len(args) > 6 and isinstance(args[6], fx.Node):       # batch statistics: the mean is of x - shift
+            return Op("pointwise", name, list(args[:5]) + [args[6]],
+                      lambda v, m, var, w, b, s: f"(((({v}) - ({s})) - ({m})) * tl.rsqrt(({var}) + {eps}) * ({w})"
+                                                 f" + ({b}))")
         return Op("pointwise", name, list(args[:5]),
                   lambda v, m, var, w, b: f"((({v}) - ({m})) * tl.rsqrt(({var}) + {eps}) * ({w}) + ({b}))")
     if name == "where" and len(args) == 3:
