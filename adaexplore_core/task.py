@@ -115,6 +115,17 @@ class LoadedTask:
         args = self.init_args() if args is None else args
         return _seeded_on_device(device, seed, lambda: cls(*args)).to(device)
 
+    def build_reference(self, seed: int, device: Any, args: list[Any] | None = None) -> Any:
+        """The reference, to be compared with a candidate built on the CPU and moved (as a program builds it):
+        built on ``device``, or, where it holds non-persistent buffers (not in the state_dict the candidate is
+        given: drawn on the GPU they would not be the candidate's, drawn on the CPU), on the CPU and moved."""
+        import torch
+
+        model = self.build(self.model_class, seed, device, args)
+        if torch.device(device).type != "cpu" and any(m._non_persistent_buffers_set for m in model.modules()):
+            model = self.build(self.model_class, seed, "cpu", args).to(device)
+        return model
+
 
 def _seeded_on_device(device: Any, seed: int, make: Callable[[], Any]) -> Any:
     """``make()`` under ``seed``: on a GPU with that GPU as the default device; off the GPU, or where that
@@ -135,16 +146,37 @@ def _seeded_on_device(device: Any, seed: int, make: Callable[[], Any]) -> Any:
 def seed_everything(seed: int) -> None:
     """Seed every global random generator a reference may draw from: torch's, Python's ``random`` (reseeded
     by every fork, so two processes would draw differently) and numpy's where it is loaded (inherited by every
-    fork, so a process that built once would draw on where a fresh one starts over)."""
+    fork, so a process that built once would draw on where a fresh one starts over). Then each is moved on by
+    a number of draws taken from the seed: a generator just seeded is the judge's mark (Python's and numpy's at
+    position 624, torch's GPU offset 0; red team 2026-12-03: a candidate right only when Python's generator
+    had drawn since its seeding, as in a program), where a program's have drawn before."""
     import random
 
     import torch
 
+    counts = random.Random(f"advance-{seed}")
     torch.manual_seed(seed)
+    torch.rand(counts.randint(1, 623), device="cpu")
     random.seed(seed)
+    for _ in range(counts.randint(1, 623)):
+        random.random()
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         numpy.random.seed(seed % 2**32)
+        numpy.random.random_sample(counts.randint(1, 623))
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        _advance_gpu_generator(torch, 4 * counts.randint(1, 1 << 20))
+
+
+def _advance_gpu_generator(torch: Any, offset: int) -> None:
+    """The current GPU's Philox generator moved to ``offset`` (its state: the seed, then the offset, as two
+    64-bit numbers), for every draw after it as if that many numbers had been drawn."""
+    state = torch.cuda.get_rng_state()
+    if state.numel() != 16:
+        return                                   # another layout: left as seeded (torch changed its format)
+    words = state.view(torch.int64).clone()
+    words[1] = offset
+    torch.cuda.set_rng_state(words.view(torch.uint8))
 
 
 def _call(fn: Callable[[], Any], name: str) -> Any:

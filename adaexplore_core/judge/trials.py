@@ -359,7 +359,11 @@ def loss(outputs: list[torch.Tensor], grads: list[torch.Tensor | None]) -> torch
     return sum(((o * g).sum() for o, g in zip(outputs, grads) if g is not None), torch.zeros(()))
 
 
-BACKWARDS = ("plain", "strided", "twice", "second_order")
+BACKWARDS = ("plain", "strided", "twice", "second_order", "grad_function")
+
+
+class GradWritten(Exception):
+    """A backward wrote into a ``.grad`` while ``torch.autograd.grad`` ran (which never writes ``.grad``)."""
 
 
 def backward(outputs: list[torch.Tensor], grads: list[torch.Tensor | None], how: str,
@@ -367,7 +371,9 @@ def backward(outputs: list[torch.Tensor], grads: list[torch.Tensor | None], how:
     """The backward pass of ``loss(outputs, grads)`` as a training program runs it: "plain"; "strided", the
     grad_output reaching the module non-contiguous (the loss reads the outputs transposed); "twice", with
     retain_graph (the .grads add up to twice); "second_order", a gradient penalty: the first-order gradients
-    of ``leaves`` made with create_graph, then the backward of their squared norm."""
+    of ``leaves`` made with create_graph, then the backward of their squared norm; "grad_function", the
+    gradients taken with ``torch.autograd.grad`` (which must leave every ``.grad`` as it was: GradWritten
+    otherwise; red team b12) and then added to ``.grad``, so that they are compared as the others."""
     if how == "strided":
         total = torch.zeros(())
         for o, g in zip(outputs, grads):
@@ -385,8 +391,43 @@ def backward(outputs: list[torch.Tensor], grads: list[torch.Tensor | None], how:
     elif how == "second_order":
         firsts = torch.autograd.grad(loss(outputs, grads), leaves, create_graph=True, allow_unused=True)
         sum(((f * f).sum() for f in firsts if f is not None), torch.zeros(())).backward()
+    elif how == "grad_function":
+        held = [None if t.grad is None else t.grad.clone() for t in leaves]
+        found = torch.autograd.grad(loss(outputs, grads), leaves, allow_unused=True)
+        for i, (t, before) in enumerate(zip(leaves, held)):
+            if not (t.grad is None and before is None or t.grad is not None and before is not None
+                    and torch.equal(t.grad, before)):
+                raise GradWritten(f"the .grad of leaf {i} changed during torch.autograd.grad: a backward must "
+                                  "return its gradients, not write them into .grad")
+        with torch.no_grad():
+            for t, g in zip(leaves, found):
+                if g is not None:
+                    t.grad = g.clone() if t.grad is None else t.grad + g
     else:
         loss(outputs, grads).backward()
+
+
+class TwoCalls(torch.nn.Module):
+    """``model`` called twice before one backward, as a siamese or contrastive training step calls it: the
+    second time on the floating inputs reversed along their first dimension and scaled by 0.75 (the others as
+    given); both calls' outputs returned. A patch that keeps one workspace for what its backward reads finds
+    the second call's values there in the first call's backward (red team b17)."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, *inputs: Any) -> tuple[torch.Tensor, ...]:
+        from ..task import flatten_outputs
+        first = flatten_outputs(self.model(*inputs), "the model's")
+        second = flatten_outputs(self.model(*[_second_call(x) for x in inputs]), "the model's")
+        return (*first, *second)
+
+
+def _second_call(x: Any) -> Any:
+    if not (isinstance(x, torch.Tensor) and x.is_floating_point()):
+        return x
+    return (x.flip(0) if x.dim() else x) * 0.75
 
 
 def leaves(module: torch.nn.Module, inputs: list[Any]) -> list[torch.Tensor]:

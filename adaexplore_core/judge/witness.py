@@ -201,7 +201,7 @@ def _users_modules(names: set[str]) -> list[str]:
 def _check(request: Any, device: torch.device, candidate_folder: Path) -> tuple[bool, str]:
     from ..task import TaskSpec, load_task
     task = load_task(TaskSpec(**request.task))
-    reference = task.build(task.model_class, build_seed(request), device)
+    reference = task.build_reference(build_seed(request), device)
     with torch.no_grad():                       # as in the candidate's process, whose state ModelNew then took
         reference(*task.make_inputs(warmup_seed(request), device))
     shapes = _parameter_shapes(reference)
@@ -252,26 +252,22 @@ def _compare(request: Any, expected: list[torch.Tensor], path: Path, drew: bool,
     return "" if mismatch is None else f"{mismatch.name}: {mismatch.detail}"
 
 
-def _generator_states(device: torch.device) -> list[torch.Tensor]:
-    states = [torch.random.get_rng_state()]
-    if device.type == "cuda":
-        states.append(torch.cuda.get_rng_state(device))
-    return states
-
-
 def _drew(request: Any, device: torch.device) -> bool:
     """Whether the forward just run drew random numbers: the generators are not where the seed put them."""
-    after = _generator_states(device)
-    torch.manual_seed(inputs_seed(request))
-    return not all(torch.equal(a, b) for a, b in zip(after, _generator_states(device)))
+    from ..task import seed_everything
+    from .generators import same, states
+    after = states(device)
+    seed_everything(inputs_seed(request))
+    return not same(after, states(device))
 
 
 def _forward(model: Any, task: Any, request: Any, device: torch.device, double: bool = False) -> list[torch.Tensor]:
     """``model``'s outputs on the witnessed inputs, torch's generators seeded alike before it."""
     from ..task import flatten_outputs
+    from ..task import seed_everything
     seed = inputs_seed(request)
     inputs = task.make_inputs(seed, device)
-    torch.manual_seed(seed)
+    seed_everything(seed)
     with torch.no_grad():
         return flatten_outputs(model(*(_as_double(inputs) if double else inputs)), "the model's")
 
@@ -281,7 +277,7 @@ def _gradients(model: Any, shapes: dict[str, torch.Size], task: Any, request: An
     """The gradients of one backward through ``model`` on the gradient inputs, the output gradients drawn from
     their seed: of the floating inputs, then of the parameters named in ``shapes`` (zeros where nothing flows
     or the model has no such parameter). None when no output is differentiable."""
-    from ..task import flatten_outputs
+    from ..task import flatten_outputs, seed_everything
     seed = random.Random(f"gradients-{inputs_seed(request)}").getrandbits(62)
     values = task.make_inputs(seed, device)
     if _bytes([x for x in values if isinstance(x, torch.Tensor)]) > GRADIENT_INPUT_BYTES:
@@ -292,7 +288,7 @@ def _gradients(model: Any, shapes: dict[str, torch.Size], task: Any, request: An
     own = dict(model.named_parameters())
     params = [own.get(name) for name in shapes]
     wanted = inputs + [p for p in params if p is not None and p.requires_grad]
-    torch.manual_seed(seed)
+    seed_everything(seed)
     with torch.enable_grad():
         outputs = [o for o in flatten_outputs(model(*leaves), "the model's") if o.requires_grad]
     if not outputs or not wanted:

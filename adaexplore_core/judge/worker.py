@@ -16,6 +16,7 @@ import functools
 import inspect
 import linecache
 import os
+import pickle
 import platform
 import random
 import re
@@ -32,7 +33,7 @@ import torch
 from ..schema import envelope as envelope_text
 from ..task import TaskError, TaskSpec, flatten_outputs, import_file, load_task, to_device
 from . import envelope as envelopes
-from . import indexing, witness
+from . import generators, indexing, witness
 from . import trials as ood
 from .correctness import (LaunchCounter, RandomDrawMismatch, Tolerance, aliased_outputs, buffer_tolerance,
                           compare_outputs, mutated, recording_random_draws, replaying_random_draws, same_layout_copy,
@@ -83,6 +84,11 @@ CONSTRUCTOR_RULE = ("ModelNew must work for every constructor argument the origi
                     "it from its own config: read sizes and options from the module's parameters and attributes at "
                     "run time, or fall back to the original forward for those its kernels do not cover")
 CONSTRUCTOR_TRIALS = 4      # constructor trials at most (int arguments of get_init_inputs, each +1, then -1)
+PICKLE_TRIAL_BYTES = 64 << 20    # a reference whose weights are larger is not pickled (host memory, time)
+PICKLE_RULE = ("ModelNew must survive pickle (torch.save(model), multiprocessing): keep no lambdas, "
+               "generators, locks or kernel handles in its attributes, and compute the same after loading")
+DOUBLED_TRIALS = 2         # and at twice an int argument plus one, for a reference of at most:
+DOUBLED_TRIAL_BYTES = 64 << 20     # bytes of parameters and buffers (the doubled one's may be 4x)
 WEIGHTS_RULE = ("ModelNew must read its weights on every call: a program changes them in place between calls (an "
                 "optimizer step, an EMA update, pruning), in train and in eval mode; never cache them or what is "
                 "computed from them")
@@ -161,8 +167,10 @@ def set_precision(mode: str) -> None:
 def prepare_process() -> LaunchCounter:
     """What every judge process does first: a capped log, TF32 as asked, Triton's launches counted, and the
     torch modules that patch torch when first imported imported now (``torch._dynamo`` replaces
-    ``torch.manual_seed``; a lazy import during timing was once taken for a candidate's patch, on the H200)."""
+    ``torch.manual_seed``; a lazy import during timing was once taken for a candidate's patch, on the H200),
+    and a parameter pickled once (the pickle trial's first use would add ``__slotnames__`` to its classes)."""
     import torch._dynamo  # noqa: F401
+    pickle.dumps(torch.nn.Parameter(torch.zeros(1)))   # pickle caches __slotnames__ on the tensor classes once
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # oversized writes fail instead of killing us
     resource.setrlimit(resource.RLIMIT_FSIZE, (LOG_LIMIT_BYTES, LOG_LIMIT_BYTES))
     set_precision(os.environ.get("ADAEXPLORE_ALLOW_TF32", "0"))
@@ -453,7 +461,7 @@ class Judging:
     def load_candidate(self, task: Any, folder: Path) -> tuple[Any, Any]:
         seed = witness.build_seed(self.request)        # the witness builds the reference as this does
         try:
-            reference = task.build(task.model_class, seed, self.device)
+            reference = task.build_reference(seed, self.device)
             with torch.no_grad():                      # lazy initialisations of torch and the libraries
                 reference(*task.make_inputs(witness.warmup_seed(self.request), self.device))
             self.sync()
@@ -959,7 +967,7 @@ class Judging:
         torch's random generators there); the generators as they were, the reference's buffers untouched."""
         if self.reference_indexes and indexing.refused_on_cpu(reference, inputs):
             return False, False         # asked on the GPU, it would end this process's CUDA context
-        saved = _rng_states(self.device)
+        saved = generators.states(self.device)
         try:
             with torch.no_grad():
                 copy.deepcopy(reference)(*plain_copies(inputs))
@@ -968,7 +976,7 @@ class Judging:
         except Exception:  # noqa: BLE001 - the reference is not defined there
             return False, False
         finally:
-            _set_rng_states(saved, self.device)
+            generators.restore(saved, self.device)
 
     def envelope_inputs(self, task: Any, device: torch.device | None = None,
                         size: str = "example") -> tuple[list[Any] | None, str]:
@@ -1073,20 +1081,29 @@ class Judging:
     def constructor(self, task: Any, reference: Any, candidate: Any) -> None:
         """Other constructor arguments, as a program builds the class from its own config (red team b3: a
         candidate right only for get_init_inputs' sizes): each int argument of get_init_inputs (not a bool) at
-        the next and then the previous value, CONSTRUCTOR_TRIALS at most; for each, both classes built with them
-        under one seed, the reference's weights loaded into the candidate, both called on get_inputs' inputs in
-        the reference's mode where the reference accepts them (a size the inputs fix is skipped)."""
+        the next and then the previous value, CONSTRUCTOR_TRIALS at most, then, for a reference of at most
+        DOUBLED_TRIAL_BYTES, each at twice itself plus one, DOUBLED_TRIALS at most (red team c6: a kernel whose
+        one block covers the size and a little more passed +-1); for each, both classes built with them under
+        one seed, the reference's weights loaded into the candidate, both called on get_inputs' inputs in the
+        reference's mode where the reference accepts them (a size the inputs fix is skipped). On a GPU the
+        first pair built is built as a program builds it, on the CPU and then moved (red team c6: the certified
+        candidate is, the trials' were not), the others on the GPU (large weights initialised there)."""
         args = task.init_args()
-        changes = [(i, a + 1) for i, a in enumerate(args) if type(a) is int] + \
-            [(i, a - 1) for i, a in enumerate(args) if type(a) is int and a > 1]
+        ints = [(i, a) for i, a in enumerate(args) if type(a) is int]
+        changes = ([(i, a + 1) for i, a in ints] + [(i, a - 1) for i, a in ints if a > 1])[:CONSTRUCTOR_TRIALS]
+        if _state_bytes(reference) <= DOUBLED_TRIAL_BYTES:
+            changes += [(i, 2 * a + 1) for i, a in ints if a > 1][:DOUBLED_TRIALS]
         details = []
-        for index, new in changes[:CONSTRUCTOR_TRIALS]:
+        as_program = self.device.type != "cpu"
+        for index, new in changes:
             changed = args[:index] + [new] + args[index + 1:]
-            label = f"constructor trial (argument {index}: {args[index]} -> {new})"
-            models = self.built_with(task, type(candidate), changed, reference.training)
+            label = f"constructor trial (argument {index}: {args[index]} -> {new}" + \
+                (", built on the CPU, then moved)" if as_program else ")")
+            models = self.built_with(task, type(candidate), changed, reference.training, as_program)
             if models is None:
                 details.append(f"{label}: not accepted by the reference (or out of memory)")
                 continue
+            as_program = False
             values, note = self.envelope_inputs(task)
             with self.rule("constructor", label + note, CONSTRUCTOR_RULE):
                 ran = self.trial(*models, Inputs(values, label + note), normal=False, skippable=True,
@@ -1097,17 +1114,20 @@ class Judging:
         self.pass_check("constructor", "; ".join(details) if details else
                         "not tried: get_init_inputs passes no int argument")
 
-    def built_with(self, task: Any, model_new: type, args: list[Any], training: bool) -> tuple[Any, Any] | None:
+    def built_with(self, task: Any, model_new: type, args: list[Any], training: bool,
+                   as_program: bool = False) -> tuple[Any, Any] | None:
         """The reference and ModelNew built with constructor arguments ``args`` under one seed, the reference's
         weights loaded into the candidate, in mode ``training``; None where the reference refuses them (or the
-        device's memory does not hold them)."""
+        device's memory does not hold them). ``as_program``: ModelNew built on the CPU and then moved."""
         seed = self.seed()                         # one seed for both: draws outside state_dict agree
         try:
-            reference = task.build(task.model_class, seed, self.device, args).train(training)
+            reference = task.build_reference(seed, self.device, args).train(training)
         except Exception:  # noqa: BLE001 - the original does not take these arguments (or out of memory)
             return None
         try:
-            candidate = _run_candidate(lambda: task.build(model_new, seed, self.device, args), "constructor")
+            candidate = _run_candidate(lambda: task.build(model_new, seed, "cpu", args).to(self.device)
+                                       if as_program else task.build(model_new, seed, self.device, args),
+                                       "constructor")
             self.check_global_state("in its constructor")
             state = reference.state_dict()
             _run_candidate(lambda: candidate.load_state_dict(state), "module's load_state_dict")
@@ -1218,7 +1238,7 @@ class Judging:
 
     def program(self, task: Any, reference: Any, candidate: Any) -> None:
         """What else a program does around the module: runs it under autocast (bfloat16, then float16: CUDA's
-        default) and inference mode, holds a second instance, passes optional arguments, registers forward hooks
+        default) and inference mode, holds a second instance, pickles it, passes optional arguments, registers forward hooks
         on its submodules (pruning, activation capture), replaces a parameter with a new one before training it
         (then the gradient trial runs again), and takes a forward-mode derivative (``forward_gradients``)."""
         details = []
@@ -1238,6 +1258,7 @@ class Judging:
                              skippable=True, launch_required=False)
         details.append(label if ran else "inference mode not tried (the reference does not run there)")
         details += self.second_instance(task, reference, candidate)
+        details.append(self.pickled(task, reference, candidate))
         details += self.optional_arguments(task, reference, candidate)
         cand_modules = dict(ood.modules_of(candidate))
         hooked = [n for n, _ in ood.modules_of(reference) if n and n in cand_modules][:3]
@@ -1380,6 +1401,30 @@ class Judging:
                     ran.append(what + note)
         return ran
 
+    def pickled(self, task: Any, reference: Any, candidate: Any) -> str:
+        """ModelNew through ``pickle`` and back, as ``torch.save(model)`` and multiprocessing take a module
+        (red team b8), beside the reference's copy made alike, called; not tried where the reference itself
+        does not pickle or holds more than PICKLE_TRIAL_BYTES. Returns the detail."""
+        label = "pickle trial (pickle.loads(pickle.dumps(ModelNew)), as torch.save(model) does)"
+        if _state_bytes(reference) > PICKLE_TRIAL_BYTES:
+            return f"pickle not tried (the weights are over {PICKLE_TRIAL_BYTES >> 20} MiB)"
+        try:
+            ref_copy = pickle.loads(pickle.dumps(reference))
+        except Exception:  # noqa: BLE001 - the user's own module does not pickle: nothing to keep
+            return "pickle not tried (the reference does not pickle)"
+        try:
+            cand_copy = _run_candidate(lambda: pickle.loads(pickle.dumps(candidate)), "module, through pickle,")
+        except Failed as f:
+            cause = f.__cause__ if f.__cause__ is not None else f
+            raise self.fail("correctness", "program", f"{label}: {type(cause).__name__}: {cause}"[:400],
+                            f"ModelNew does not go through pickle as the original does ({type(cause).__name__}: "
+                            f"{str(cause)[:200]}): {PICKLE_RULE}") from None
+        values, note = self.envelope_inputs(task)
+        with self.rule("program", label + note, PICKLE_RULE):
+            ran = self.trial(ref_copy, cand_copy, Inputs(values, label + note), normal=False, skippable=True,
+                             launch_required=False)
+        return label + note if ran else "pickle trial: not tried (the reference gives no finite output)"
+
     def optional_arguments(self, task: Any, reference: Any, candidate: Any) -> list[str]:
         """Forward parameters that default to None and that get_inputs does not pass (an optional mask): each
         given a boolean tensor, then a floating one, shaped like the first input, where the reference accepts
@@ -1462,7 +1507,8 @@ class Judging:
         .grad already holds values (training, gradient accumulation); parameters frozen (inputs with grad); the
         first parameter alone frozen (fine-tuning a part); all requiring grad in the other train/eval mode; at
         an odd size; a non-contiguous grad_output; backward twice with retain_graph; a second-order gradient
-        (a gradient penalty). Where the reference cannot run one (no double backward), it is not tried.
+        (a gradient penalty); two calls before one backward (``trials.TwoCalls``); gradients taken with
+        ``torch.autograd.grad`` while the parameters' .grad hold values. Where the reference cannot run one (no double backward), it is not tried.
         (Forward mode, ``forward_gradients``, is a trial of the program stage.)"""
         self.check_parameters(reference, candidate)
         other = "eval" if reference.training else "train"
@@ -1477,8 +1523,11 @@ class Judging:
                             ("odd", "gradient trial at an odd size"),
                             ("strided", "gradient trial (a non-contiguous grad_output)"),
                             ("twice", "gradient trial (backward twice, retain_graph=True)"),
-                            ("second_order", "gradient trial (second order: a gradient penalty)")):
-            if (case in ("parameters", "frozen") and count == 0) or (case == "first_frozen" and count < 2):
+                            ("second_order", "gradient trial (second order: a gradient penalty)"),
+                            ("two_calls", "gradient trial (two calls, then one backward)"),
+                            ("grad_function", "gradient trial (torch.autograd.grad while .grad holds values)")):
+            if (case in ("parameters", "frozen", "grad_function") and count == 0) or \
+                    (case == "first_frozen" and count < 2):
                 continue
             ran = self.gradient_trial(task, reference, candidate, case, label)
             if ran is None:
@@ -1564,7 +1613,7 @@ class Judging:
                             tangents: list[Any]) -> tuple[list[Any], list[Any]] | None:
         """The reference's outputs and tangents in float64 from the trial's starting state (None if that
         cannot run)."""
-        saved = _rng_states(self.device)
+        saved = generators.states(self.device)
         try:
             model = copy.deepcopy(reference)
             buffers.restore_reference(model)
@@ -1575,7 +1624,7 @@ class Judging:
         except Exception:  # noqa: BLE001 - no second opinion; the first comparison stands
             return None
         finally:
-            _set_rng_states(saved, self.device)
+            generators.restore(saved, self.device)
 
     def check_parameters(self, reference: Any, candidate: Any) -> None:
         """The candidate's parameters must be the reference's, by name and requires_grad: an optimizer built from
@@ -1622,13 +1671,14 @@ class Judging:
             if case == "mode":
                 reference.train(not reference.training)
                 _run_candidate(lambda: candidate.train(reference.training), "module's .train()/.eval()")
-            if case == "parameters":
+            if case in ("parameters", "grad_function"):
                 prefilled = ood.prefill_grads(reference, candidate, self.seed())
-            buffers = BufferStates(reference, candidate)
+            compared = (ood.TwoCalls(reference), ood.TwoCalls(candidate)) if case == "two_calls" else \
+                (reference, candidate)
+            buffers = BufferStates(*compared)
             how = case if case in ood.BACKWARDS else "plain"
             with self.rule("gradients", label, GRADIENTS_RULE):
-                detail = self._compare_gradients(reference, candidate, ref_in, cand_in, label, buffers, prefilled,
-                                                 how)
+                detail = self._compare_gradients(*compared, ref_in, cand_in, label, buffers, prefilled, how)
             if detail is not None:
                 self.check_state(buffers, label, self.tolerance)
         finally:
@@ -1685,7 +1735,14 @@ class Judging:
                 raise self.fail("correctness", "gradients", f"{label}: {which} does not require grad",
                                 f"The candidate's {which} does not require grad where the reference's does: "
                                 f"{GRADIENTS_RULE}")
-            _run_candidate(lambda: ood.backward(cand_out, grads, how, ood.leaves(candidate, cand_in)), "backward")
+            try:
+                _run_candidate(lambda: ood.backward(cand_out, grads, how, ood.leaves(candidate, cand_in)), "backward")
+            except Failed as f:
+                if not isinstance(f.__cause__, ood.GradWritten):
+                    raise
+                raise self.fail("correctness", "gradients", f"{label}: {f.__cause__}",
+                                f"The candidate's backward wrote into .grad itself in the {label} ({f.__cause__}): "
+                                f"{GRADIENTS_RULE}") from None
             _run_candidate(self.sync, "backward")
         self.check_global_state(when)
         changed = mutated(cand_in, inputs_before)
@@ -1724,7 +1781,7 @@ class Judging:
         trial's starting state and along the same grad_outputs; None if that cannot run. ``run``: the
         reference's forward drew random numbers; the float64 forward draws the same (``_reference_draws``),
         or there is no float64 evaluation."""
-        saved = _rng_states(self.device)
+        saved = generators.states(self.device)
         try:
             draws = self._reference_draws(reference, buffers, ref_in, run, autograd=True) if run else None
             model = copy.deepcopy(reference)
@@ -1746,7 +1803,7 @@ class Judging:
         except Exception:  # noqa: BLE001 - no second opinion; the first comparison stands
             return None
         finally:
-            _set_rng_states(saved, self.device)       # the program's generators as the reference left them
+            generators.restore(saved, self.device)       # the program's generators as the reference left them
 
     def _reference_backward(self, reference: Any, ref_in: list[Any], how: str = "plain"
                             ) -> tuple[list[Any], list[Any]] | None:
@@ -2005,7 +2062,7 @@ class Judging:
         ``run``: the reference's forward drew random numbers; the float64 forward draws the same
         (``_reference_draws``), or there is no float64 evaluation (a float64 run that drew numbers of its own
         would be as far from the reference as its noise is large: a slack that admits outputs without it)."""
-        saved = _rng_states(self.device)
+        saved = generators.states(self.device)
         try:
             starting = [o if o is not None else x for o, x in zip(originals, ref_in)]
             draws = self._reference_draws(reference, buffers, starting, run, autograd=False) if run else None
@@ -2020,7 +2077,7 @@ class Judging:
         except Exception:  # noqa: BLE001 - no second opinion; the first verdict stands
             return None
         finally:
-            _set_rng_states(saved, self.device)       # the program's generators as the reference left them
+            generators.restore(saved, self.device)       # the program's generators as the reference left them
 
     def _reference_draws(self, reference: Any, buffers: BufferStates | None, inputs: list[Any], run: ReferenceRun,
                          autograd: bool) -> list[Any]:
@@ -2033,7 +2090,7 @@ class Judging:
             buffers.restore_reference(model)
         copies = [same_layout_copy(x).requires_grad_(autograd and x.requires_grad) if isinstance(x, torch.Tensor)
                   else x for x in inputs]
-        _set_rng_states(run.rng_start, self.device)
+        generators.restore(run.rng_start, self.device)
         with torch.set_grad_enabled(autograd), recording_random_draws() as draws:
             out = flatten_outputs(model(*copies), "the reference's")
         if compare_outputs(run.outputs, out, layout=False) is not None:
@@ -2080,7 +2137,7 @@ class Judging:
         for make_inputs, out in kept:
             inputs = make_inputs()                  # and torch's generators as the timed call found them
             originals = snapshot(inputs)
-            before = _rng_states(self.device)
+            before = generators.states(self.device)
             with torch.no_grad():
                 ref_out = flatten_outputs(reference(*inputs), "the reference's")
             drew = _rng_moved(before, self.device)
@@ -2139,27 +2196,13 @@ def _output_kind(out: Any) -> str:
     return f"a {type(out).__name__}"
 
 
-def _rng_states(device: torch.device) -> list[torch.Tensor]:
-    """The CPU's random generator state and, on a GPU, the device's (compared around a forward)."""
-    states = [torch.get_rng_state()]
-    if device.type == "cuda":
-        states.append(torch.cuda.get_rng_state(device))
-    return states
+def _state_bytes(model: Any) -> int:
+    """The bytes of ``model``'s parameters and buffers."""
+    return sum(t.numel() * t.element_size() for t in [*model.parameters(), *model.buffers()])
 
 
-def _rng_moved(before: list[torch.Tensor], device: torch.device) -> bool:
-    return not _same_rng_states(before, _rng_states(device))
-
-
-def _same_rng_states(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
-    return all(torch.equal(x, y) for x, y in zip(a, b))
-
-
-def _set_rng_states(states: list[torch.Tensor], device: torch.device) -> None:
-    """Put torch's random generators (as ``_rng_states`` read them) back in these states."""
-    torch.set_rng_state(states[0])
-    if device.type == "cuda":
-        torch.cuda.set_rng_state(states[1], device)
+def _rng_moved(before: list[Any], device: torch.device) -> bool:
+    return not generators.same(before, generators.states(device))
 
 
 @dataclass
@@ -2167,7 +2210,7 @@ class ReferenceRun:
     """A reference forward that drew from torch's random generators: the generator states it started from and
     its outputs (a float64 re-run draws the same numbers only if its run in the reference's dtype gives them)."""
 
-    rng_start: list[torch.Tensor]
+    rng_start: list[Any]
     outputs: list[Any]
 
 
@@ -2180,26 +2223,26 @@ class SharedRandomStart:
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
-        self.start = _rng_states(device)
-        self.end: dict[str, list[torch.Tensor]] = {}
+        self.start = generators.states(device)
+        self.end: dict[str, list[Any]] = {}
 
-    def rewind(self) -> list[torch.Tensor]:
-        _set_rng_states(self.start, self.device)
+    def rewind(self) -> list[Any]:
+        generators.restore(self.start, self.device)
         return self.start
 
     def finished(self, who: str) -> None:
-        self.end[who] = _rng_states(self.device)
+        self.end[who] = generators.states(self.device)
 
     def settle(self) -> None:
         if "reference" in self.end:
-            _set_rng_states(self.end["reference"], self.device)
+            generators.restore(self.end["reference"], self.device)
 
     def drew(self, who: str) -> bool:
-        return not _same_rng_states(self.start, self.end[who])
+        return not generators.same(self.start, self.end[who])
 
     def same_draws(self) -> bool:
         """Whether both forwards left the generators in the same states (drew as many numbers alike)."""
-        return _same_rng_states(self.end["reference"], self.end["candidate"])
+        return generators.same(self.end["reference"], self.end["candidate"])
 
     def reference_run(self, outputs: list[Any]) -> ReferenceRun | None:
         """What a float64 re-run needs to draw the reference's numbers; None where the reference drew none."""

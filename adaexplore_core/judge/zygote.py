@@ -351,8 +351,9 @@ def _witnessed(pool: Any, request: JudgeRequest, witness_process: _Witness, cand
         return answer.get("id") == request.id
 
     for _ in range(2):
-        reused = witness_process.pid is not None
+        kept = witness_process.pid
         pid, relay = witness_process.for_request(request, pool)
+        reused = pid == kept                                 # not one started now (a dead one replaced)
         try:
             relay.send(type="check", request=request.to_message(), folder=str(candidate_folder))
         except OSError:

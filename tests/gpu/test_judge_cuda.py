@@ -1,4 +1,5 @@
 """The judge on a real GPU: timing, baselines, and recovery from a CUDA illegal address. Skipped without CUDA."""
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -95,7 +96,8 @@ def test_the_device_time_of_a_call_leaves_out_the_hosts_time_to_launch_it():
 @pytest.mark.parametrize("name, reference", [("detects_gpu_build", "ref_example"),
                                              ("fast_only_when_gpu_built", "ref_example"),
                                              ("plain_tensor_attribute", "ref_table"),
-                                             ("triton_in_constructor", "ref_table")])
+                                             ("triton_in_constructor", "ref_table"),
+                                             ("baked_width_when_cpu_built", "ref_example")])
 def test_the_candidate_is_built_as_programs_build_it(pool, name, reference):
     """Red team (2026-12-03): the judge built ModelNew with the GPU as default device, which no program does;
     each of these was certified on the H200 and wrong, slower or raising in a program that builds the module
@@ -103,3 +105,32 @@ def test_the_candidate_is_built_as_programs_build_it(pool, name, reference):
     folder = ROOT / "tests" / "data" / "gpu" / "built_as_programs_do"
     verdict = pool.judge(TaskSpec.parse(str(folder / f"{reference}.py")), (folder / f"{name}.py").read_text())
     assert verdict.verdict == "invalid", verdict.to_json()
+
+
+def test_a_reference_with_a_random_non_persistent_buffer_is_built_as_the_candidate_is(pool):
+    """Red team (2026-12-03): the reference was built on the GPU, the candidate on the CPU: a buffer outside the
+    state_dict drawn at build time differed, and the honest candidate was invalid. Such a reference is built on
+    the CPU and moved too."""
+    folder = ROOT / "tests" / "data" / "gpu" / "built_as_programs_do"
+    verdict = pool.judge(TaskSpec.parse(str(folder / "ref_random_buffer.py")),
+                         (folder / "random_buffer_honest.py").read_text())
+    assert verdict.ok, verdict.to_json()
+
+
+def test_seeding_moves_the_gpu_generator_on_as_a_programs_has_drawn():
+    """Red team (2026-12-03): a generator just seeded is the judge's mark. After ``seed_everything`` the GPU's
+    Philox offset is not 0 (as just seeded) but an offset drawn from the seed: the same for the same seed."""
+    script = (
+        "import torch\n"
+        "from adaexplore_core.task import seed_everything\n"
+        "torch.zeros(1, device='cuda')\n"
+        "offsets = []\n"
+        "for seed in (5, 5, 6):\n"
+        "    seed_everything(seed)\n"
+        "    offsets.append(int(torch.cuda.get_rng_state().view(torch.int64)[1]))\n"
+        "    torch.rand(8, device='cuda')\n"
+        "print(offsets)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    first, again, other = json.loads(done.stdout.strip().splitlines()[-1])
+    assert first == again and first != other and first > 0 and other > 0, (first, again, other)

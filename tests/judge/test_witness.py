@@ -305,3 +305,41 @@ def test_a_reference_that_registers_a_torch_operator_library_when_imported_is_wi
         verdicts = [pool.judge(TaskSpec.parse(str(tmp_path / "own_op.py")), honest) for _ in range(3)]
     for v in verdicts:
         assert _witnessed(v), v.to_json()
+
+
+@pytest.mark.parametrize("generator", ["python_random", "numpy_random"])
+def test_a_reference_whose_forward_draws_from_python_or_numpy_random_accepts_a_candidate_drawing_alike(generator):
+    """Red team (2026-12-03): the judge put only torch's generators back before each of the two forwards it
+    compares, so a reference drawing from ``random`` (LayerDrop as older model code writes it) or numpy in its
+    forward made an honest candidate that draws alike differ from it."""
+    if generator == "numpy_random":
+        pytest.importorskip("numpy")
+    folder = REFS.parent / "forward_draws"
+    with _pool() as pool:
+        verdict = pool.judge(TaskSpec.parse(str(folder / f"{generator}.py")),
+                             (folder / f"{generator}_candidate.py").read_text())
+    assert _witnessed(verdict), verdict.to_json()
+
+
+PRISTINE = {"python_random": ("import random\n", "random.getstate()[1][-1] != 624"),
+            "numpy_random": ("import numpy\n", "numpy.random.get_state()[2] != 624")}
+
+
+@pytest.mark.parametrize("generator", sorted(PRISTINE))
+def test_a_candidate_right_only_while_a_generator_is_freshly_seeded_is_rejected(generator):
+    """Red team (2026-12-03): the judge seeds Python's and numpy's generators before every build and draw of
+    inputs, and nothing drew from them before the forward, so a candidate could tell the judge (a generator at
+    position 624, as just seeded) from a program whose generators have drawn (here the reference's own
+    constructor draws): right there, the shift dropped here. Each generator is moved on after seeding."""
+    if generator == "numpy_random":
+        pytest.importorskip("numpy")
+    module, moved = PRISTINE[generator]
+    honest = EXAMPLE_CANDIDATE.read_text()
+    cheat = module + honest.replace(
+        "        autograd = torch.is_grad_enabled()",
+        f"        if {moved}:      # drawn since seeded: a program, not the judge\n"
+        "            return torch.nn.functional.gelu(self.linear(x))\n        autograd = torch.is_grad_enabled()", 1)
+    assert moved in cheat
+    with _pool() as pool:
+        verdict = pool.judge(TaskSpec.parse(str(REFS.parent / "init_draws" / f"{generator}.py")), cheat)
+    assert not verdict.ok and verdict.verdict == "invalid", verdict.to_json()
