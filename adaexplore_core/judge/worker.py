@@ -168,7 +168,8 @@ def prepare_process() -> LaunchCounter:
     """What every judge process does first: a capped log, TF32 as asked, Triton's launches counted, and the
     torch modules that patch torch when first imported imported now (``torch._dynamo`` replaces
     ``torch.manual_seed``; a lazy import during timing was once taken for a candidate's patch, on the H200),
-    and a parameter pickled once (the pickle trial's first use would add ``__slotnames__`` to its classes)."""
+    and a parameter pickled once (the pickle trial's first use would add ``__slotnames__`` to its classes);
+    in the interpreter, grids run in a random order (``_shuffle_interpreted_grids``)."""
     import torch._dynamo  # noqa: F401
     pickle.dumps(torch.nn.Parameter(torch.zeros(1)))   # pickle caches __slotnames__ on the tensor classes once
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # oversized writes fail instead of killing us
@@ -178,7 +179,42 @@ def prepare_process() -> LaunchCounter:
     counter.install()
     if os.environ.get("TRITON_INTERPRET") == "1":
         _autotune_without_benchmarks()
+        _shuffle_interpreted_grids()
     return counter
+
+
+def _shuffle_interpreted_grids() -> bool:
+    """The interpreter runs a grid's programs one after another in order; a GPU runs them at once, in any
+    order. Here each launch runs them in an order of its own, drawn from the system's randomness (not
+    predictable from the judge's seeds), so a kernel that relies on program order (a program writing where
+    the next one writes, a carry read from the previous block) fails on the CPU as it would race on a GPU
+    (red team b6). Returns whether this Triton's interpreter could be told so."""
+    from triton.runtime import interpreter
+
+    builder = getattr(interpreter, "interpreter_builder", None)
+    set_dim, set_idx = getattr(builder, "set_grid_dim", None), getattr(builder, "set_grid_idx", None)
+    if set_dim is None or set_idx is None:
+        return False
+    launch: dict[str, Any] = {}
+
+    def set_grid_dim(nx: int, ny: int, nz: int) -> Any:
+        if launch.get("pid") != os.getpid():            # each forked process draws its own orders
+            launch.update(pid=os.getpid(), draws=random.Random(int.from_bytes(os.urandom(8), "little")))
+        order = list(range(nx * ny * nz))
+        launch["draws"].shuffle(order)
+        launch.update(dims=(ny, nz), order=order)
+        return set_dim(nx, ny, nz)
+
+    def set_grid_idx(x: int, y: int, z: int) -> Any:
+        ny, nz = launch["dims"]
+        i = launch["order"][(x * ny + y) * nz + z]
+        return set_idx(i // (ny * nz), i // nz % ny, i % nz)
+
+    try:
+        builder.set_grid_dim, builder.set_grid_idx = set_grid_dim, set_grid_idx
+    except AttributeError:
+        return False
+    return True
 
 
 def _autotune_without_benchmarks() -> None:
@@ -1086,8 +1122,9 @@ class Judging:
         one block covers the size and a little more passed +-1); for each, both classes built with them under
         one seed, the reference's weights loaded into the candidate, both called on get_inputs' inputs in the
         reference's mode where the reference accepts them (a size the inputs fix is skipped). On a GPU the
-        first pair built is built as a program builds it, on the CPU and then moved (red team c6: the certified
-        candidate is, the trials' were not), the others on the GPU (large weights initialised there)."""
+        pairs are built as a program builds them, on the CPU and then moved (red team c6: the certified
+        candidate is, the trials' were not), until one of them has run; the others on the GPU (large weights
+        initialised there)."""
         args = task.init_args()
         ints = [(i, a) for i, a in enumerate(args) if type(a) is int]
         changes = ([(i, a + 1) for i, a in ints] + [(i, a - 1) for i, a in ints if a > 1])[:CONSTRUCTOR_TRIALS]
@@ -1103,11 +1140,11 @@ class Judging:
             if models is None:
                 details.append(f"{label}: not accepted by the reference (or out of memory)")
                 continue
-            as_program = False
             values, note = self.envelope_inputs(task)
             with self.rule("constructor", label + note, CONSTRUCTOR_RULE):
                 ran = self.trial(*models, Inputs(values, label + note), normal=False, skippable=True,
                                  launch_required=False)
+            as_program = as_program and not ran          # until one pair built as a program builds it has run
             details.append(f"{label} matched the reference{note}" if ran else
                            f"{label}: the reference does not accept get_inputs' inputs there")
             del models
