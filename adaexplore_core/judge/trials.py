@@ -7,6 +7,9 @@ is reproducible from the request's seed. A kernel that is right only at a module
 """
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
 from typing import Any
 
 import torch
@@ -283,6 +286,29 @@ def float_settings(module: torch.nn.Module) -> list[tuple[str, str, float]]:
 def other_value(value: float) -> float:
     """Another value for a float setting or argument (1.5 x, plus 0.25: zero and tiny values change too)."""
     return value * 1.5 + 0.25
+
+
+def string_values(function: Any, name: str, current: str, at_most: int = 3) -> list[str]:
+    """Other strings ``function``'s own code compares its parameter ``name`` with (``if reduction == "sum"``,
+    ``mode in ("nearest", "bilinear")``): the values a program may pass instead of ``current`` (red team b21:
+    a patch that ignored a string argument passed with its default alone)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return []
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        if not any(isinstance(o, ast.Name) and o.id == name for o in operands):
+            continue
+        for operand in operands:
+            for c in operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]:
+                if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value != current \
+                        and c.value not in found:
+                    found.append(c.value)
+    return found[:at_most]
 
 
 def copy_state(source: torch.nn.Module, target: torch.nn.Module) -> None:

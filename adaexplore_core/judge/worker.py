@@ -73,9 +73,9 @@ MODES_RULE = ("ModelNew must follow model.train() and model.eval() as the refere
               "written for)")
 DEVICES_RULE = ("ModelNew must also run after model.cpu(), as the reference does (fall back to the original "
                 "forward for tensors not on the GPU)")
-SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float and int arguments, "
-                 "defaults included, when it runs (a temperature, an eps, a dim: a program may set them), never "
-                 "bake the traced values into a kernel")
+SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float, int and string "
+                 "arguments, defaults included, when it runs (a temperature, an eps, a dim, a reduction mode: a "
+                 "program may set them), never bake the traced values into a kernel")
 REPLACED_RULE = ("ModelNew must read its submodules when it runs: a program replaces one (a new head, a retrained "
                  "layer); never keep a submodule, its weights or anything computed from them from the constructor")
 CHECKPOINT_RULE = ("ModelNew must take the weights a program loads with load_state_dict and give them back "
@@ -1212,20 +1212,23 @@ class Judging:
             f"{label}: not tried, the reference gives no finite output there"
 
     def argument_values(self, task: Any, reference: Any, candidate: Any) -> list[str]:
-        """The int arguments get_inputs passes, each at the next and the previous value, and the positional
-        forward parameters after them with a float or int default, each given another value (the defaults of
-        those between passed as they are); each a trial of its own where the reference accepts the value.
-        Returns the trials' details."""
+        """The int arguments get_inputs passes, each at the next and the previous value, its string arguments
+        at the other strings the reference's forward compares them with, and the positional forward
+        parameters after them with a float, int or string default, each given another value (strings: those
+        the forward compares it with; the defaults of those between passed as they are); each a trial of its
+        own where the reference accepts the value. Returns the trials' details."""
         values, note = self.envelope_inputs(task)
-        calls = []
-        for i, x in enumerate(values):
-            if type(x) is int:
-                calls += [(f"settings trial (argument {i}: {x} -> {new})", values[:i] + [new] + values[i + 1:])
-                          for new in (x + 1, x - 1)]
         try:
             params = list(inspect.signature(reference.forward).parameters.values())
         except (TypeError, ValueError):
             params = []
+        calls = []
+        for i, x in enumerate(values):
+            news = [x + 1, x - 1] if type(x) is int else \
+                ood.string_values(reference.forward, params[i].name, x) if type(x) is str and i < len(params) \
+                else []
+            calls += [(f"settings trial (argument {i}: {x!r} -> {new!r})", values[:i] + [new] + values[i + 1:])
+                      for new in news]
         positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         for index in range(len(values), len(params)):
             between = params[len(values):index + 1]
@@ -1233,7 +1236,8 @@ class Judging:
                 break
             default = params[index].default
             news = [ood.other_value(default)] if type(default) is float else \
-                [default + 1, default - 1] if type(default) is int else []
+                [default + 1, default - 1] if type(default) is int else \
+                ood.string_values(reference.forward, params[index].name, default) if type(default) is str else []
             calls += [(f"settings trial ({params[index].name} = {new!r}, its default {default!r})",
                        list(values) + [q.default for q in between[:-1]] + [new]) for new in news]
         details = []

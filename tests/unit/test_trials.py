@@ -305,3 +305,19 @@ def test_strided_backward_hands_the_module_a_non_contiguous_grad_output():
     x = torch.randn(3, 4, requires_grad=True)
     trials.backward([Spy.apply(x)], [torch.randn(3, 4)], "strided", [x])
     assert seen == [False]
+
+
+def test_the_strings_a_forward_compares_an_argument_with_are_its_other_values():
+    class Pool(torch.nn.Module):
+        def forward(self, x, mode: str = "avg", other: str = "x"):
+            if mode == "max":
+                return x.amax(-1)
+            if mode in ("sum", "avg") or other != "y":
+                return x.sum(-1)
+            return x.mean(-1)
+
+    forward = Pool().forward
+    assert trials.string_values(forward, "mode", "avg") == ["max", "sum"]
+    assert trials.string_values(forward, "other", "x") == ["y"]
+    assert trials.string_values(forward, "absent", "a") == []
+    assert trials.string_values(len, "mode", "avg") == []          # no source to read
