@@ -219,15 +219,25 @@ def _shuffle_interpreted_grids() -> bool:
 
 def _autotune_without_benchmarks() -> None:
     """In the interpreter there is no GPU to benchmark configs on (Triton's autotuner fails with '0 active
-    drivers'): each autotuned kernel runs with its first config that survives pruning."""
+    drivers'): each launch of an autotuned kernel runs with the next of its configs that survive pruning, in
+    turn, so every config is validated (red team b7: with the first alone, a wrong second config was
+    certified, and a GPU's autotuner may pick it)."""
     from triton.runtime.autotuner import Autotuner
 
-    prune = Autotuner.prune_configs
+    prune, run = Autotuner.prune_configs, Autotuner.run
 
-    def first_config(self: Any, kwargs: Any, *args: Any) -> Any:
-        return prune(self, kwargs, *args)[:1]
+    def config_in_turn(self: Any, kwargs: Any, *args: Any) -> Any:
+        pruned = prune(self, kwargs, *args)
+        turn = vars(self).get("_adaexplore_turn", 0)
+        self._adaexplore_turn = turn + 1
+        return pruned[turn % len(pruned):][:1]
 
-    Autotuner.prune_configs = first_config
+    def run_uncached(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self.cache.clear()                 # else the first config chosen for a key would stay
+        return run(self, *args, **kwargs)
+
+    Autotuner.prune_configs = config_in_turn
+    Autotuner.run = run_uncached
 
 
 def environment(device: str) -> dict[str, Any]:

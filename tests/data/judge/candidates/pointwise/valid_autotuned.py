@@ -1,5 +1,5 @@
 # expect: verdict=valid stage=ok reason~"Validated"
-"""Legit: relu(2x + 1) with @triton.autotune over two block sizes (in the interpreter the judge runs the first)."""
+"""Legit: relu(2x + 1) with @triton.autotune over two block sizes (in the interpreter the judge runs each in turn)."""
 import torch
 import torch.nn as nn
 import triton

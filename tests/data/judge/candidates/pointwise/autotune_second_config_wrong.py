@@ -1,0 +1,34 @@
+# expect: verdict=invalid stage=correctness check=finite
+"""WRONG (red team b7): autotuned over two block sizes, but the grid is sized for the first (1024), so the
+second (256) computes a quarter of the output: the interpreter ran the first config alone, and a GPU's
+autotuner may well pick the second."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 1024}), triton.Config({"BLOCK": 256})], key=["n"])
+@triton.jit
+def affine_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, tl.maximum(x * 2.0 + 1.0, 0.0).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def _has_tangent(*values):
+    """Whether an input carries a forward-mode tangent (torch.func.jvp, jacfwd): the original computation then."""
+    return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
+               for v in values)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        if torch.is_grad_enabled() and x.requires_grad or _has_tangent(x):
+            return torch.relu(x * 2 + 1)  # autograd: the reference's own forward
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        affine_relu_kernel[(triton.cdiv(n, 1024),)](x, out, n)
+        return out
