@@ -535,6 +535,11 @@ class Judging:
             raise
         self.check_global_state("in its constructor")
         self.check_signature(reference, candidate)
+        with torch.no_grad():       # its first call on the reference's warm-up inputs, as the reference had one
+            _run_candidate(lambda: candidate(*task.make_inputs(witness.warmup_seed(self.request), self.device)),
+                           "forward")   # (lazy and data-dependent initialisations: ActNorm, red team c5)
+        _run_candidate(self.sync, "forward")
+        self.check_global_state("in its first forward")
         ref_state, cand_state = reference.state_dict(), candidate.state_dict()
         same = ref_state.keys() == cand_state.keys() and all(
             ref_state[k].shape == cand_state[k].shape for k in ref_state)
