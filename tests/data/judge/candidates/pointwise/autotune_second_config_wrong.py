@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=finite
+# expect: verdict=invalid stage=correctness check=finite reason~"NaN/Inf where the reference is finite"
 """WRONG (red team b7): autotuned over two block sizes, but the grid is sized for the first (1024), so the
 second (256) computes a quarter of the output: the interpreter ran the first config alone, and a GPU's
 autotuner may well pick the second."""

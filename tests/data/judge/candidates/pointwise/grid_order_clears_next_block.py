@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=values
+# expect: verdict=invalid stage=correctness check=values reason~"Output differs from the reference"
 """WRONG (red team b6): each program also clears the first elements of the next program's block (a halo
 written too far), which the next program then overwrites: right when the programs run in order, as the
 interpreter ran them, a race on a GPU, where they run at once and in any order."""
