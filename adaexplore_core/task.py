@@ -164,7 +164,7 @@ def seed_everything(seed: int) -> None:
     if numpy is not None:
         numpy.random.seed(seed % 2**32)
         numpy.random.random_sample(counts.randint(1, 623))
-    if torch.cuda.is_available() and torch.cuda.is_initialized():
+    if torch.cuda.is_initialized():            # (never initialises CUDA itself: the zygote forks)
         _advance_gpu_generator(torch, 4 * counts.randint(1, 1 << 20))
 
 

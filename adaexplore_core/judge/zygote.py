@@ -231,8 +231,8 @@ class _Witness:
     every candidate's folder is made, and the reference's; a request for another reference folder or GPU share
     starts a new one, as does one that died, and one where a reference replaced torch's functions or added its
     own to them (each check starts from a candidate's starting state: flags a reference set are set back, and
-    the user's modules it imported are forgotten, ``witness.check``). Candidates cannot signal or trace it (the sandbox's seccomp
-    filter: signals only to themselves, no ptrace, no process_vm_*)."""
+    the user's modules it imported are forgotten, ``witness.check``). Candidates cannot signal or trace it
+    (the sandbox's seccomp filter: signals only to themselves, no ptrace, no process_vm_*)."""
 
     def __init__(self, device: str, workdir: Path, exec_paths: tuple[str, ...]) -> None:
         self.device, self.workdir, self.exec_paths = device, workdir, exec_paths
