@@ -18,6 +18,7 @@ def test_a_timed_out_candidate_says_where_it_was():
         stopped = pool.judge(reference, hang, name="hang.py")
         after = pool.judge(reference, honest)
     assert stopped.stage == "timeout", stopped.to_json()
-    # the forward it hung in, and the judge's stage that called it (the witnessed outputs are recorded first)
-    assert "in forward" in stopped.log_tail and "in record_witnessed" in stopped.log_tail, stopped.log_tail
+    # the forward it hung in, and the judge's stage that called it (its first call, before it takes the
+    # reference's state, is on the warm-up inputs)
+    assert "in forward" in stopped.log_tail and "in load_candidate" in stopped.log_tail, stopped.log_tail
     assert after.ok, after.to_json()             # the slot judges on after the kill

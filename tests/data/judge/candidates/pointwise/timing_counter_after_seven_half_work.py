@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=repeat_calls reason~"called again"
+# expect: verdict=invalid stage=correctness check=values reason~"in the trial 5"
 """Timing fake: honest for seven calls, then it computes only the first half of the rows into a kept output buffer
 (half the work; the other half keeps an earlier call's values).
 """

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=values reason~"in the trial 5"
+# expect: verdict=invalid stage=correctness check=values reason~"in the trial 4"
 """Timing fake: honest for six calls (enough for a handful of correctness trials), then it replays the last output
 with a token launch.
 """

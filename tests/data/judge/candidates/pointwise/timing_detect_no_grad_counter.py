@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=values reason~"in the trial 5"
+# expect: verdict=invalid stage=correctness check=values reason~"in the trial 4"
 """Detecting the judge: the judge calls forward under torch.no_grad(), a user's code often does not. Grad mode is read
 without any getter: a product with a tensor that requires grad requires grad only when grad mode is on. Under
 no_grad, after six calls (the correctness trials, it guesses), it replays the last output.

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=finite reason~"in the trial 5"
+# expect: verdict=invalid stage=correctness check=finite reason~"in the trial 4"
 """Timing fake: honest for six calls; afterwards it launches the kernel for the first row only and returns the rest
 of a freshly allocated (uninitialised) buffer.
 """
