@@ -439,13 +439,18 @@ class Judging:
             yield
             return
         self.acquire(exclusive)
+        failed = False
         try:
             yield
         except BaseException:
-            timing_next = False
+            timing_next, failed = False, True
             raise
         finally:
-            torch.cuda.empty_cache()         # while it waits, the process holds only live tensors
+            try:
+                torch.cuda.empty_cache()     # while it waits, the process holds only live tensors
+            except RuntimeError:
+                if not failed:               # else the failure in flight stands (an illegal address the
+                    raise                    # candidate made has lost this process's CUDA context)
             self.channel.send(type="release", timing_next=timing_next)
 
     def acquire(self, exclusive: bool) -> None:
