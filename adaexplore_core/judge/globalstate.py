@@ -18,11 +18,10 @@ from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.interpreter import InterpretedFunction
 from triton.runtime.jit import JITFunction, KernelInterface
 
-NAMESPACES = ("torch", "torch.nn.functional", "torch.nn.init", "torch._VF", "torch.cuda", "torch.linalg", "torch.fft",
-              "triton",
-              "triton.language", "adaexplore_core.judge.timing", "adaexplore_core.judge.correctness",
-              "adaexplore_core.judge.worker", "adaexplore_core.judge.trials", "adaexplore_core.judge.protocol",
-              "adaexplore_core.judge.envelope", "adaexplore_core.schema.envelope",
+NAMESPACES = ("torch", "torch.nn.functional", "torch.nn.init", "torch._VF", "torch.cuda", "torch.linalg",
+              "torch.fft", "triton", "triton.language", "adaexplore_core.judge.timing",
+              "adaexplore_core.judge.correctness", "adaexplore_core.judge.worker", "adaexplore_core.judge.trials",
+              "adaexplore_core.judge.protocol", "adaexplore_core.judge.envelope", "adaexplore_core.schema.envelope",
               "adaexplore_core.task")
 
 

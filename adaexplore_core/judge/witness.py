@@ -262,9 +262,8 @@ def _drew(request: Any, device: torch.device) -> bool:
 
 
 def _forward(model: Any, task: Any, request: Any, device: torch.device, double: bool = False) -> list[torch.Tensor]:
-    """``model``'s outputs on the witnessed inputs, torch's generators seeded alike before it."""
-    from ..task import flatten_outputs
-    from ..task import seed_everything
+    """``model``'s outputs on the witnessed inputs, the random generators seeded alike before it."""
+    from ..task import flatten_outputs, seed_everything
     seed = inputs_seed(request)
     inputs = task.make_inputs(seed, device)
     seed_everything(seed)

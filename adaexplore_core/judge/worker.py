@@ -1296,9 +1296,10 @@ class Judging:
 
     def program(self, task: Any, reference: Any, candidate: Any) -> None:
         """What else a program does around the module: runs it under autocast (bfloat16, then float16: CUDA's
-        default) and inference mode, holds a second instance, pickles it, passes optional arguments, registers forward hooks
-        on its submodules (pruning, activation capture), replaces a parameter with a new one before training it
-        (then the gradient trial runs again), and takes a forward-mode derivative (``forward_gradients``)."""
+        default) and inference mode, holds a second instance, pickles it, passes optional arguments, registers
+        forward hooks on its submodules (pruning, activation capture), replaces a parameter with a new one before
+        training it (then the gradient trial runs again), and takes a forward-mode derivative
+        (``forward_gradients``)."""
         details = []
         for dtype in (torch.bfloat16, torch.float16):
             name = str(dtype).removeprefix("torch.")
