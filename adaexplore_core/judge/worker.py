@@ -1567,7 +1567,8 @@ class Judging:
         first parameter alone frozen (fine-tuning a part); all requiring grad in the other train/eval mode; at
         an odd size; a non-contiguous grad_output; backward twice with retain_graph; a second-order gradient
         (a gradient penalty); two calls before one backward (``trials.TwoCalls``); gradients taken with
-        ``torch.autograd.grad`` while the parameters' .grad hold values. Where the reference cannot run one (no double backward), it is not tried.
+        ``torch.autograd.grad`` while the parameters' .grad hold values. Where the reference cannot run one (no
+        double backward), it is not tried.
         (Forward mode, ``forward_gradients``, is a trial of the program stage.)"""
         self.check_parameters(reference, candidate)
         other = "eval" if reference.training else "train"

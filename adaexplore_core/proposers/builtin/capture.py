@@ -106,8 +106,8 @@ def _batch_norms(graph_module: fx.GraphModule, training: bool = True) -> tuple[t
     """Rewrite BatchNorm module calls into ops the planner fuses. Eval mode (running statistics) is a
     per-channel affine map: ``batch_norm_eval`` on (C, 1, ...) views of the buffers. Training mode (batch
     statistics) is ``batch_norm_stats`` (a (3, C) tensor of shift, mean of x minus the shift, and variance,
-    which also updates the running statistics) and ``batch_norm_eval`` on views of its rows. Returns the paths of the modules captured in
-    eval mode and in training mode; shapes must be propagated again. ``training=False`` leaves the
+    which also updates the running statistics) and ``batch_norm_eval`` on views of its rows. Returns the paths
+    of the modules captured in eval mode and in training mode; shapes must be propagated again. ``training=False`` leaves the
     batch-statistics modules alone."""
     from .ops import batch_norm_eval, batch_norm_stats
     graph = graph_module.graph

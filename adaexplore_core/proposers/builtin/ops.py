@@ -56,9 +56,9 @@ def batch_norm_stats(x: torch.Tensor, running_mean: Any, running_var: Any, num_b
     BatchNorm module, together with ``batch_norm_eval`` on the rows (see capture._batch_norms); the generated
     code computes it with Triton kernels."""
     dims = [0] + list(range(2, x.dim()))
-    shift = x.float()[(0, slice(None)) + (0,) * (x.dim() - 2)]
-    var, shifted_mean = torch.var_mean(x.float() - shift.view((-1,) + (1,) * (x.dim() - 2)), dim=dims,
-                                       unbiased=False)
+    xf = x.float()
+    shift = xf[(0, slice(None)) + (0,) * (x.dim() - 2)]
+    var, shifted_mean = torch.var_mean(xf - shift.view((-1,) + (1,) * (x.dim() - 2)), dim=dims, unbiased=False)
     mean = shift + shifted_mean
     if running_mean is not None:
         n = x.numel() // x.shape[1]
