@@ -23,6 +23,7 @@ import selectors
 import shutil
 import signal
 import socket
+import stat
 import sys
 import time
 import traceback
@@ -43,6 +44,9 @@ WHOLE_GPU_FRACTION = 0.7   # a task that needs "the whole GPU": all but room for
 CHILD_MESSAGES = frozenset({"verdict", "clock", "acquire", "release", "time", "samples", "completion"})
 WITNESS_MESSAGES = frozenset({"witness", "clock", "acquire", "release"})   # the witness process's (witness.py)
 RELAY_POLL_S = 0.05          # how often the relay looks whether the child has exited
+PROFILE_ENV = "ADAEXPLORE_JUDGE_PROFILE"   # a folder: each child's cProfile of its judging is copied there
+PROFILE_NAME = "judge-profile.txt"
+PROFILE_MAX_BYTES = 1 << 20
 
 
 def _relay(pool: Any, child: Any, pid: int, request_id: int, held: list[dict[str, Any]],
@@ -165,8 +169,46 @@ def _child(channel: Any, request: JudgeRequest, device: str, folder: Path, count
     if device.startswith("cuda"):
         worker.use_gpu(device, _gpu_share(request))
         env.update(worker.gpu_environment(device))
-    verdict = worker.judge(channel, request, counter, folder, env)
+    if os.environ.get(PROFILE_ENV):
+        verdict = _profiled(lambda: worker.judge(channel, request, counter, folder, env), folder / PROFILE_NAME)
+    else:
+        verdict = worker.judge(channel, request, counter, folder, env)
     channel.send(type="verdict", id=request.id, nonce=request.nonce, verdict=verdict.to_dict())
+
+
+def _profiled(run: Any, out: Path) -> Any:
+    """``run()`` under cProfile (a diagnostic the user opts into with ADAEXPLORE_JUDGE_PROFILE); the 60 functions
+    with the most cumulative time are written to ``out`` in the child's own folder."""
+    import cProfile
+    import io
+    import pstats
+
+    profile = cProfile.Profile()
+    try:
+        return profile.runcall(run)
+    finally:
+        text = io.StringIO()
+        pstats.Stats(profile, stream=text).sort_stats("cumulative").print_stats(60)
+        out.write_text(text.getvalue())
+
+
+def _keep_profile(folder: Path, request_id: int) -> None:
+    """Copy a child's profile into the folder ADAEXPLORE_JUDGE_PROFILE names. The child wrote it: it is read
+    without following links, only as a regular file and at most PROFILE_MAX_BYTES: never another file."""
+    target = os.environ.get(PROFILE_ENV)
+    if not target:
+        return
+    try:
+        fd = os.open(folder / PROFILE_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:   # no pipe, device or hard link to another file
+            return
+        text = f.read(PROFILE_MAX_BYTES)
+    Path(target).mkdir(parents=True, exist_ok=True)
+    (Path(target) / f"{os.getpid()}-{request_id}.txt").write_bytes(text)
 
 
 def _move_into(folder: Path) -> None:
@@ -429,6 +471,7 @@ def main() -> int:
         for verdict in held:
             channel.send(**_witnessed(channel, request, witness_process, folder, verdict))
         channel.send(type="exited", id=request.id, status=_exit_description(status))
+        _keep_profile(folder, request.id)
         shutil.rmtree(folder, ignore_errors=True)
 
 
