@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import copy
 import functools
+import importlib
 import inspect
 import linecache
 import os
@@ -180,7 +181,23 @@ def prepare_process() -> LaunchCounter:
     if os.environ.get("TRITON_INTERPRET") == "1":
         _autotune_without_benchmarks()
         _shuffle_interpreted_grids()
+    else:
+        _hash_triton_once()
     return counter
+
+
+def _hash_triton_once() -> None:
+    """Triton keys its compile cache on a hash of its own files (``triton_key``, cached per process), ~0.4 s
+    of reading and hashing in every candidate's first compile on the H200: computed once here, before the
+    zygote forks, it is inherited. It reads Triton's files only (no CUDA)."""
+    for module in ("triton.runtime.cache", "triton.compiler.compiler"):
+        try:
+            key = getattr(importlib.import_module(module), "triton_key", None)
+        except ImportError:
+            continue
+        if callable(key):
+            key()
+            return
 
 
 def _shuffle_interpreted_grids() -> None:
