@@ -63,33 +63,46 @@ def inputs_seed(request: Any) -> int:
 def write_outputs(path: Path, outputs: list[torch.Tensor]) -> None:
     """``outputs`` as: magic, header length, a JSON header of dtypes and shapes, then each tensor's bytes, in
     files ``path.000``, ``path.001``, ... of at most ``CHUNK_BYTES`` each (a judge process may write no file
-    over 64 MiB: ``worker.LOG_LIMIT_BYTES``)."""
+    over 64 MiB: ``worker.LOG_LIMIT_BYTES``). The tensors' bytes are written from their own memory, not copied
+    (hundreds of MiB of gradients for a large Linear)."""
     plain = [o.detach().to("cpu").contiguous() for o in outputs]
     header = json.dumps([{"dtype": str(o.dtype).removeprefix("torch."), "shape": list(o.shape)}
                          for o in plain]).encode()
-    parts = [MAGIC + struct.pack("<Q", len(header)) + header] + \
-        [o.reshape(-1).view(torch.uint8).numpy().tobytes() for o in plain if o.numel()]
-    data = b"".join(parts)
-    for i in range(0, max(1, len(data)), CHUNK_BYTES):
-        _chunk(path, i // CHUNK_BYTES).write_bytes(data[i:i + CHUNK_BYTES])
+    pieces = [memoryview(MAGIC + struct.pack("<Q", len(header)) + header)] + \
+        [memoryview(o.reshape(-1).view(torch.uint8).numpy()) for o in plain if o.numel()]
+    index, room = 0, CHUNK_BYTES
+    f = _chunk(path, index).open("wb")
+    try:
+        for piece in pieces:
+            while len(piece):
+                if room == 0:
+                    f.close()
+                    index, room = index + 1, CHUNK_BYTES
+                    f = _chunk(path, index).open("wb")
+                written = min(room, len(piece))
+                f.write(piece[:written])
+                piece, room = piece[written:], room - written
+    finally:
+        f.close()
 
 
 def _chunk(path: Path, index: int) -> Path:
     return path.with_name(f"{path.name}.{index:03d}")
 
 
-def _read_chunks(path: Path) -> bytes:
-    chunks = []
+def _read_chunks(path: Path) -> bytearray:
+    data, chunks = bytearray(), 0
     for index in range(MAX_BYTES // CHUNK_BYTES + 2):
         try:
-            chunks.append(_read_chunk(_chunk(path, index)))
+            data += _read_chunk(_chunk(path, index))
         except FileNotFoundError:
             break
         except OSError as e:
             raise WitnessError(f"the recorded outputs cannot be read ({e.strerror})") from e
+        chunks += 1
     if not chunks:
         raise WitnessError("no recorded outputs")
-    return b"".join(chunks)
+    return data
 
 
 def _read_chunk(path: Path) -> bytes:
@@ -130,7 +143,7 @@ def read_outputs(path: Path) -> list[torch.Tensor]:
         size = count * torch.empty((), dtype=dtype).element_size()
         if offset + size > len(data):
             raise WitnessError("the recorded outputs are shorter than their header says")
-        raw = torch.frombuffer(bytearray(data[offset:offset + size]), dtype=torch.uint8) if size else None
+        raw = torch.frombuffer(data, dtype=torch.uint8, count=size, offset=offset) if size else None
         tensors.append(raw.view(dtype).reshape(shape) if raw is not None else torch.empty(shape, dtype=dtype))
         offset += size
     if offset != len(data):
