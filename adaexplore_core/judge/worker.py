@@ -74,7 +74,7 @@ MODES_RULE = ("ModelNew must follow model.train() and model.eval() as the refere
               "written for)")
 DEVICES_RULE = ("ModelNew must also run after model.cpu(), as the reference does (fall back to the original "
                 "forward for tensors not on the GPU)")
-SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float, int and string "
+SETTINGS_RULE = ("ModelNew must read the module's float attributes and the call's float, int, bool and string "
                  "arguments, defaults included, when it runs (a temperature, an eps, a dim, a reduction mode: a "
                  "program may set them), never bake the traced values into a kernel")
 REPLACED_RULE = ("ModelNew must read its submodules when it runs: a program replaces one (a new head, a retrained "
@@ -84,7 +84,9 @@ CHECKPOINT_RULE = ("ModelNew must take the weights a program loads with load_sta
 CONSTRUCTOR_RULE = ("ModelNew must work for every constructor argument the original accepts, as a program builds "
                     "it from its own config: read sizes and options from the module's parameters and attributes at "
                     "run time, or fall back to the original forward for those its kernels do not cover")
-CONSTRUCTOR_TRIALS = 4      # constructor trials at most (int arguments of get_init_inputs, each +1, then -1)
+CONSTRUCTOR_TRIALS = 4      # constructor trials at most (int arguments of get_init_inputs, each +1, then -1;
+                            # every int argument at +1 at least)
+OTHER_CONSTRUCTOR_TRIALS = 4   # and of its bool, float and string arguments, each once
 PICKLE_TRIAL_BYTES = 64 << 20    # a reference whose weights are larger is not pickled (host memory, time)
 PICKLE_RULE = ("ModelNew must survive pickle (torch.save(model), multiprocessing): keep no lambdas, "
                "generators, locks or kernel handles in its attributes, and compute the same after loading")
@@ -233,18 +235,28 @@ def _shuffle_interpreted_grids() -> None:
 
 def _autotune_without_benchmarks() -> None:
     """In the interpreter there is no GPU to benchmark configs on (Triton's autotuner fails with '0 active
-    drivers'): each launch of an autotuned kernel runs with the next of its configs that survive pruning, in
-    turn, so every config is validated (red team b7: with the first alone, a wrong second config was
-    certified, and a GPU's autotuner may pick it)."""
+    drivers'): each launch of an autotuned kernel runs with one of its configs that survive pruning, every
+    config once in each round of launches, in an order drawn from the system's randomness, so every config is
+    validated (red team b7: with the first alone, a wrong second config was certified, and a GPU's autotuner
+    may pick it) and no launch can know which it gets (red team, 2026-12-03: with configs in a fixed turn, a
+    throw-away second launch per forward kept the wrong config off the real one)."""
     from triton.runtime.autotuner import Autotuner
 
     prune, run = Autotuner.prune_configs, Autotuner.run
+    drawn: dict[str, Any] = {}
 
     def config_in_turn(self: Any, kwargs: Any, *args: Any) -> Any:
         pruned = prune(self, kwargs, *args)
-        turn = vars(self).get("_adaexplore_turn", 0)
-        self._adaexplore_turn = turn + 1
-        return pruned[turn % len(pruned):][:1]
+        if drawn.get("pid") != os.getpid():            # each forked process draws its own orders
+            drawn.update(pid=os.getpid(), draws=random.Random(int.from_bytes(os.urandom(8), "little")))
+        queue = vars(self).get("_adaexplore_round") or []
+        if not queue or queue[0] != len(pruned):
+            order = list(range(len(pruned)))
+            drawn["draws"].shuffle(order)
+            queue = [len(pruned)] + order
+        index = queue.pop(1)
+        self._adaexplore_round = queue if len(queue) > 1 else None
+        return pruned[index:index + 1]
 
     def run_uncached(self: Any, *args: Any, **kwargs: Any) -> Any:
         self.cache.clear()                 # else the first config chosen for a key would stay
@@ -527,8 +539,9 @@ class Judging:
         seed = witness.build_seed(self.request)        # the witness builds the reference as this does
         try:
             reference = task.build_reference(seed, self.device)
-            with torch.no_grad():                      # lazy initialisations of torch and the libraries
-                reference(*task.make_inputs(witness.warmup_seed(self.request), self.device))
+            first = task.make_inputs(witness.warmup_seed(self.request), self.device)
+            with torch.no_grad():     # lazy initialisations of torch and the libraries, in a copy of the reference
+                self._warmup_copy(task, reference, seed)(*plain_copies(first))
             self.sync()
         except TaskError as e:
             raise Failed(error("reference", str(e))) from e
@@ -554,15 +567,9 @@ class Judging:
             raise
         self.check_global_state("in its constructor")
         self.check_signature(reference, candidate)
-        with torch.no_grad():       # its first call on the reference's warm-up inputs, as the reference had one
-            _run_candidate(lambda: candidate(*task.make_inputs(witness.warmup_seed(self.request), self.device)),
-                           "forward")   # (lazy and data-dependent initialisations: ActNorm, red team c5)
-        _run_candidate(self.sync, "forward")
-        self.check_global_state("in its first forward")
+        self.first_call(reference, candidate, first)
         ref_state, cand_state = reference.state_dict(), candidate.state_dict()
-        same = ref_state.keys() == cand_state.keys() and all(
-            ref_state[k].shape == cand_state[k].shape for k in ref_state)
-        if not same:
+        if not _same_keys_and_shapes(ref_state, cand_state):
             only_ref = sorted(set(ref_state) - set(cand_state))[:3]
             only_cand = sorted(set(cand_state) - set(ref_state))[:3]
             shown = ", ".join(only_ref) or ", ".join(only_cand) or "shapes differ"
@@ -573,6 +580,35 @@ class Judging:
         candidate.load_state_dict(ref_state)
         self.pass_check("weights", f"reference state_dict loaded ({len(ref_state)} tensors); checkpoint-compatible")
         return reference, candidate
+
+    def _warmup_copy(self, task: Any, reference: Any, seed: int) -> Any:
+        """A copy of the freshly built reference for the warm-up call (torch's and the libraries' lazy
+        initialisations), so that the reference's own first call is compared with the candidate's: a deep copy,
+        or, where the reference cannot be copied, a second build."""
+        try:
+            return copy.deepcopy(reference)
+        except Exception:  # noqa: BLE001 - modules holding objects that cannot be copied
+            return task.build_reference(seed, self.device)
+
+    def first_call(self, reference: Any, candidate: Any, inputs: list[Any]) -> None:
+        """The first call of each, on the warm-up inputs, compared as a trial (red team, 2026-12-03: a
+        candidate wrong on its first call only, a lazy set-up, was certified while the first call went
+        unchecked). The candidate gets the reference's initial state first, so that data-dependent
+        initialisations (ActNorm) start alike; a candidate whose state_dict has other names or shapes gets
+        its first call on its own weights, unchecked, and fails the weights check after."""
+        ref_state, cand_state = reference.state_dict(), candidate.state_dict()
+        if not _same_keys_and_shapes(ref_state, cand_state):
+            with torch.no_grad():
+                _run_candidate(lambda: candidate(*inputs), "forward")
+            _run_candidate(self.sync, "forward")
+            self.check_global_state("in its first forward")
+            return
+        _run_candidate(lambda: candidate.load_state_dict(ref_state), "module's load_state_dict")
+        del ref_state, cand_state
+        done = self.trials_done                 # not one of the numbered trials
+        self.trial(reference, candidate, Inputs(inputs, "first call"), normal=False,
+                   launch_required=False)
+        self.trials_done = done
 
     # the trials
     def check_signature(self, reference: Any, candidate: Any) -> None:
@@ -1151,9 +1187,10 @@ class Judging:
     def constructor(self, task: Any, reference: Any, candidate: Any) -> None:
         """Other constructor arguments, as a program builds the class from its own config (red team b3: a
         candidate right only for get_init_inputs' sizes): each int argument of get_init_inputs (not a bool) at
-        the next and then the previous value, CONSTRUCTOR_TRIALS at most, then, for a reference of at most
-        DOUBLED_TRIAL_BYTES, each at twice itself plus one, DOUBLED_TRIALS at most (red team c6: a kernel whose
-        one block covers the size and a little more passed +-1); for each, both classes built with them under
+        the next and then the previous value, CONSTRUCTOR_TRIALS at most but every one at the next, then, for a
+        reference of at most DOUBLED_TRIAL_BYTES, each at twice itself plus one, DOUBLED_TRIALS at most (red
+        team c6: a kernel whose one block covers the size and a little more passed +-1), then its bool, float
+        and string arguments (``_other_arguments``); for each, both classes built with them under
         one seed, the reference's weights loaded into the candidate, both called on get_inputs' inputs in the
         reference's mode where the reference accepts them (a size the inputs fix is skipped). On a GPU the
         pairs are built as a program builds them, on the CPU and then moved (red team c6: the certified
@@ -1161,20 +1198,25 @@ class Judging:
         initialised there)."""
         args = task.init_args()
         ints = [(i, a) for i, a in enumerate(args) if type(a) is int]
-        changes = ([(i, a + 1) for i, a in ints] + [(i, a - 1) for i, a in ints if a > 1])[:CONSTRUCTOR_TRIALS]
+        changes = ([(i, a + 1) for i, a in ints] + [(i, a - 1) for i, a in ints if a > 1]
+                   )[:max(CONSTRUCTOR_TRIALS, len(ints))]           # every int once (red team: a fifth one)
         if _state_bytes(reference) <= DOUBLED_TRIAL_BYTES:
             changes += [(i, 2 * a + 1) for i, a in ints if a > 1][:DOUBLED_TRIALS]
+        changes += self._other_arguments(task, args)
         details = []
         as_program = self.device.type != "cpu"
         for index, new in changes:
             changed = args[:index] + [new] + args[index + 1:]
             label = f"constructor trial (argument {index}: {args[index]} -> {new}" + \
                 (", built on the CPU, then moved)" if as_program else ")")
-            models = self.built_with(task, type(candidate), changed, reference.training, as_program)
+            values, note = self.envelope_inputs(task)
+            models = self.built_with(task, type(candidate), changed, reference.training, as_program, values)
             if models is None:
                 details.append(f"{label}: not accepted by the reference (or out of memory)")
                 continue
-            values, note = self.envelope_inputs(task)
+            if not models:
+                details.append(f"{label}: the reference does not accept get_inputs' inputs there")
+                continue
             with self.rule("constructor", label + note, CONSTRUCTOR_RULE):
                 ran = self.trial(*models, Inputs(values, label + note), normal=False, skippable=True,
                                  launch_required=False)
@@ -1185,16 +1227,40 @@ class Judging:
         self.pass_check("constructor", "; ".join(details) if details else
                         "not tried: get_init_inputs passes no int argument")
 
+    @staticmethod
+    def _other_arguments(task: Any, args: list[Any]) -> list[tuple[int, Any]]:
+        """Constructor arguments besides ints, each once at another value (red team, 2026-12-03: a dropout
+        probability, a padding mode or a keepdim flag hard-coded): bools flipped, floats changed
+        (``trials.other_value``), strings at the first other string of ``trials.string_values`` (read from
+        the reference's __init__ and module); OTHER_CONSTRUCTOR_TRIALS at most."""
+        try:
+            names = [p.name for p in inspect.signature(task.model_class.__init__).parameters.values()][1:]
+        except (TypeError, ValueError):
+            names = []
+        changes: list[tuple[int, Any]] = []
+        for i, a in enumerate(args):
+            if type(a) is bool:
+                changes.append((i, not a))
+            elif type(a) is float:
+                changes.append((i, ood.other_value(a)))
+            elif type(a) is str and i < len(names):
+                changes += [(i, v) for v in ood.string_values(task.model_class.__init__, names[i], a, at_most=1)]
+        return changes[:OTHER_CONSTRUCTOR_TRIALS]
+
     def built_with(self, task: Any, model_new: type, args: list[Any], training: bool,
-                   as_program: bool = False) -> tuple[Any, Any] | None:
+                   as_program: bool = False, inputs: list[Any] | None = None) -> tuple[Any, Any] | tuple[()] | None:
         """The reference and ModelNew built with constructor arguments ``args`` under one seed, the reference's
         weights loaded into the candidate, in mode ``training``; None where the reference refuses them (or the
-        device's memory does not hold them). ``as_program``: ModelNew built on the CPU and then moved."""
+        device's memory does not hold them); () where the reference so built raises on ``inputs`` (then no
+        ModelNew is built: on the CPU, a large one takes a while). ``as_program``: ModelNew built on the CPU
+        and then moved."""
         seed = self.seed()                         # one seed for both: draws outside state_dict agree
         try:
             reference = task.build_reference(seed, self.device, args).train(training)
         except Exception:  # noqa: BLE001 - the original does not take these arguments (or out of memory)
             return None
+        if inputs is not None and self._refuses(reference, inputs):
+            return ()
         try:
             candidate = _run_candidate(lambda: task.build(model_new, seed, "cpu", args).to(self.device)
                                        if as_program else task.build(model_new, seed, self.device, args),
@@ -1211,6 +1277,24 @@ class Judging:
             f.verdict.checks = self.checks + f.verdict.checks + [Check("constructor", False, f"built with {args}")]
             raise
         return reference, candidate
+
+    def _refuses(self, reference: Any, inputs: list[Any]) -> bool:
+        """Whether the reference raises on ``inputs`` (asked on a CPU copy first where it indexes by values, as
+        in ``trial``); it is left as it was: buffers, generators."""
+        if self.reference_indexes and indexing.refused_on_cpu(reference, inputs):
+            return True
+        buffers = BufferStates(reference, reference)
+        saved = generators.states(self.device)
+        try:
+            with torch.no_grad():
+                reference(*plain_copies(inputs))
+                self.sync()
+        except Exception:  # noqa: BLE001 - the reference is not defined there
+            return True
+        finally:
+            buffers.restore_reference(reference)
+            generators.restore(saved, self.device)
+        return False
 
     def float_settings(self, task: Any, reference: Any, candidate: Any) -> str | None:
         """The float attributes and float arguments changed (see ``settings``); the detail, None when none."""
@@ -1246,11 +1330,11 @@ class Judging:
             f"{label}: not tried, the reference gives no finite output there"
 
     def argument_values(self, task: Any, reference: Any, candidate: Any) -> list[str]:
-        """The int arguments get_inputs passes, each at the next and the previous value, its string arguments
-        at the other strings the reference's forward compares them with, and the positional forward
-        parameters after them with a float, int or string default, each given another value (strings: those
-        the forward compares it with; the defaults of those between passed as they are); each a trial of its
-        own where the reference accepts the value. Returns the trials' details."""
+        """The int arguments get_inputs passes, each at the next and the previous value, its bool arguments
+        flipped, its string arguments at other strings (``trials.string_values``), and the positional forward
+        parameters after them with a float, int, bool or string default, each given another value (the
+        defaults of those between passed as they are); each a trial of its own where the reference accepts the
+        value. Returns the trials' details."""
         values, note = self.envelope_inputs(task)
         try:
             params = list(inspect.signature(reference.forward).parameters.values())
@@ -1258,7 +1342,7 @@ class Judging:
             params = []
         calls = []
         for i, x in enumerate(values):
-            news = [x + 1, x - 1] if type(x) is int else \
+            news = [x + 1, x - 1] if type(x) is int else [not x] if type(x) is bool else \
                 ood.string_values(reference.forward, params[i].name, x) if type(x) is str and i < len(params) \
                 else []
             calls += [(f"settings trial (argument {i}: {x!r} -> {new!r})", values[:i] + [new] + values[i + 1:])
@@ -1270,7 +1354,7 @@ class Judging:
                 break
             default = params[index].default
             news = [ood.other_value(default)] if type(default) is float else \
-                [default + 1, default - 1] if type(default) is int else \
+                [default + 1, default - 1] if type(default) is int else [not default] if type(default) is bool else \
                 ood.string_values(reference.forward, params[index].name, default) if type(default) is str else []
             calls += [(f"settings trial ({params[index].name} = {new!r}, its default {default!r})",
                        list(values) + [q.default for q in between[:-1]] + [new]) for new in news]
@@ -2341,6 +2425,11 @@ def _table_entries(model: Any) -> list[tuple[dict, str, Any]]:
     back after a trial replaced them (``load_state_dict(assign=True)``)."""
     return [(vars(owner)[table], name, tensor) for _, owner in ood.modules_of(model)
             for table in ("_parameters", "_buffers") for name, tensor in vars(owner).get(table, {}).items()]
+
+
+def _same_keys_and_shapes(ref_state: dict[str, Any], cand_state: dict[str, Any]) -> bool:
+    return ref_state.keys() == cand_state.keys() and all(ref_state[k].shape == cand_state[k].shape
+                                                         for k in ref_state)
 
 
 def plain_copies(inputs: list[Any]) -> list[Any]:

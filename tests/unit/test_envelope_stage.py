@@ -356,3 +356,31 @@ def test_gradients_must_accumulate_and_leave_inputs_and_the_parameter_set_alone(
     candidate.load_state_dict(reference.state_dict())
     verdict = failure(judging().gradients, Task((8, 4)), reference, candidate)
     assert verdict.failed_check().name == "parameters" and "('weight', True)" in verdict.reason
+
+
+class CountedLinear(torch.nn.Linear):
+    """nn.Linear that records the sizes it is built with."""
+
+    built: list[tuple[int, int]] = []
+
+    def __init__(self, in_features: int, out_features: int) -> None:
+        CountedLinear.built.append((in_features, out_features))
+        super().__init__(in_features, out_features)
+
+
+def test_a_constructor_pair_the_reference_refuses_builds_no_candidate():
+    """in_features changed: the reference raises on get_inputs' inputs, so no ModelNew is built for it (on the
+    GPU the first pairs are built on the CPU: seconds for a large Linear)."""
+    from adaexplore_core.task import LoadedTask
+
+    spec = TaskSpec.parse(str(REFERENCE))
+    task = LoadedTask(spec=spec, model_class=torch.nn.Linear, get_inputs=lambda: [torch.randn(8, 4)],
+                      get_init_inputs=lambda: [4, 3])
+    reference, candidate = linear_pair(CountedLinear)
+    CountedLinear.built.clear()
+    job = judging()
+    job.constructor(task, reference, candidate)
+    assert CountedLinear.built == [(4, 4), (4, 2), (4, 7)]
+    (check,) = job.checks
+    assert check.passed and check.detail.count("the reference does not accept get_inputs' inputs there") == 3
+    assert "argument 1: 3 -> 7) matched the reference" in check.detail
