@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 from typing import Any
 
@@ -288,27 +289,68 @@ def other_value(value: float) -> float:
     return value * 1.5 + 0.25
 
 
-def string_values(function: Any, name: str, current: str, at_most: int = 3) -> list[str]:
-    """Other strings ``function``'s own code compares its parameter ``name`` with (``if reduction == "sum"``,
-    ``mode in ("nearest", "bilinear")``): the values a program may pass instead of ``current`` (red team b21:
-    a patch that ignored a string argument passed with its default alone)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return []
+# Strings torch's own functions take as options (reduction, approximate, mode, padding_mode, nonlinearity, ...):
+# tried where a reference passes a string argument on to torch (red team, 2026-12-03: F.mse_loss(reduction=r))
+TORCH_STRING_OPTIONS = ("sum", "none", "mean", "batchmean", "tanh", "max", "min", "avg", "prod", "nearest",
+                        "bilinear", "bicubic", "linear", "area", "nearest-exact", "reflect", "replicate",
+                        "circular", "zeros", "same", "valid", "fan_in", "fan_out", "relu", "gelu", "silu")
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,31}")
+
+
+def string_values(function: Any, name: str, current: str, at_most: int = 4) -> list[str]:
+    """Other strings a program may pass for ``function``'s string parameter ``name`` instead of ``current``
+    (red team b21: a patch that ignored a string argument passed with its default alone): first those
+    ``function`` compares it with (``reduction == "sum"``, ``mode in (...)``, ``reduction.lower() == ...``,
+    ``match reduction: case "sum"``), then the other identifier-like strings of its module (a dict keyed by
+    the options, a helper that compares them; red team, 2026-12-03), then torch's own option strings (a
+    reference that passes it on to torch). Values the reference refuses are skipped by the trials."""
     found: list[str] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Compare):
+
+    def add(value: Any) -> None:
+        if isinstance(value, str) and value != current and value not in found and IDENTIFIER.fullmatch(value):
+            found.append(value)
+
+    for node in ast.walk(_parsed(function)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(_names(o, name) for o in operands):
+                for operand in operands:
+                    for c in operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]:
+                        if isinstance(c, ast.Constant):
+                            add(c.value)
+        elif isinstance(node, ast.Match) and _names(node.subject, name):
+            for case in node.cases:
+                for pattern in ast.walk(case.pattern):
+                    if isinstance(pattern, ast.MatchValue) and isinstance(pattern.value, ast.Constant):
+                        add(pattern.value.value)
+    module = inspect.getmodule(function)
+    for node in ast.walk(_parsed(module) if module is not None else ast.Module(body=[], type_ignores=[])):
+        if isinstance(node, ast.Expr):                  # docstrings and bare strings are not options
             continue
-        operands = [node.left, *node.comparators]
-        if not any(isinstance(o, ast.Name) and o.id == name for o in operands):
-            continue
-        for operand in operands:
-            for c in operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]:
-                if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value != current \
-                        and c.value not in found:
-                    found.append(c.value)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Constant) and not isinstance(node, ast.Expr):
+                add(child.value)
+    for option in TORCH_STRING_OPTIONS:
+        add(option)
     return found[:at_most]
+
+
+def _parsed(source_of: Any) -> ast.AST:
+    """The AST of an object's source (empty where it has none)."""
+    try:
+        return ast.parse(textwrap.dedent(inspect.getsource(source_of)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return ast.Module(body=[], type_ignores=[])
+
+
+def _names(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` reads the parameter ``name``: the name, ``self.name``, or a method call on either
+    (``name.lower()``)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        node = node.func.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr == name
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def copy_state(source: torch.nn.Module, target: torch.nn.Module) -> None:

@@ -317,7 +317,48 @@ def test_the_strings_a_forward_compares_an_argument_with_are_its_other_values():
             return x.mean(-1)
 
     forward = Pool().forward
-    assert trials.string_values(forward, "mode", "avg") == ["max", "sum"]
-    assert trials.string_values(forward, "other", "x") == ["y"]
-    assert trials.string_values(forward, "absent", "a") == []
-    assert trials.string_values(len, "mode", "avg") == []          # no source to read
+    assert trials.string_values(forward, "mode", "avg", at_most=2) == ["max", "sum"]
+    assert trials.string_values(forward, "other", "x", at_most=1) == ["y"]
+    assert trials.string_values(len, "mode", "avg") == ["sum", "none", "mean", "batchmean"]   # torch's options
+
+
+REDUCTIONS = '''
+"""A module docstring: not an option."""
+import torch
+
+TABLE = {"first": 0, "second": 1}
+
+
+def pick(x, how):
+    return x.sum() if how == "total" else x.mean()
+
+
+class Model(torch.nn.Module):
+    def __init__(self, kind="plain"):
+        super().__init__()
+        self.kind = kind
+
+    def forward(self, x, reduction="mean", flag="on"):
+        match flag:
+            case "off":
+                pass
+        if reduction.lower() == "sum" or self.kind == "fancy":
+            return x.sum()
+        return torch.nn.functional.mse_loss(x, x, reduction=reduction)
+'''
+
+
+def test_string_values_read_calls_match_statements_attributes_and_the_module(tmp_path):
+    path = tmp_path / "reductions.py"
+    path.write_text(REDUCTIONS)
+    from adaexplore_core.task import import_file
+
+    module = import_file(str(path))
+    forward = module.Model().forward
+    assert trials.string_values(forward, "reduction", "mean", at_most=1) == ["sum"]        # reduction.lower()
+    assert trials.string_values(forward, "flag", "on", at_most=1) == ["off"]               # match / case
+    assert trials.string_values(forward, "kind", "plain", at_most=1) == ["fancy"]          # self.kind
+    found = trials.string_values(forward, "reduction", "mean", at_most=20)
+    assert found[0] == "sum" and set(found[1:8]) == {"first", "second", "total", "plain", "off", "fancy", "on"}
+    assert found[8:] == [o for o in trials.TORCH_STRING_OPTIONS if o not in found[:8] and o != "mean"][:12]
+    assert "none" in found and "A module docstring" not in " ".join(found) and "mean" not in found
