@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
+import pickle
 import re
 import textwrap
 from typing import Any
@@ -353,6 +355,29 @@ def _names(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
+def pickled_copy(obj: Any) -> Any:
+    """``pickle.loads(pickle.dumps(obj))`` with every tensor storage passed by reference (``persistent_id``),
+    not as bytes: everything else of ``obj`` (its classes, attributes, functions) goes through pickle as
+    ``torch.save`` takes it, at no cost for the weights; the copy's tensors share ``obj``'s memory."""
+    storages: list[Any] = []
+
+    class Keeping(pickle.Pickler):
+        def persistent_id(self, value: Any) -> Any:
+            if isinstance(value, (torch.UntypedStorage, torch.storage.TypedStorage)):
+                storages.append(value)
+                return len(storages) - 1
+            return None
+
+    class Sharing(pickle.Unpickler):
+        def persistent_load(self, pid: Any) -> Any:
+            return storages[pid]
+
+    data = io.BytesIO()
+    Keeping(data, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    data.seek(0)
+    return Sharing(data).load()
+
+
 def copy_state(source: torch.nn.Module, target: torch.nn.Module) -> None:
     """Write ``source``'s parameters and persistent buffers into ``target``'s tensors of the same names, in place,
     as an optimizer step or an EMA update changes weights: read and written through the modules' tables, so no
@@ -377,20 +402,23 @@ def refill(inputs: list[Any], new_values: list[Any]) -> None:
                 x.copy_(v)
 
 
-def few_elements_changed(inputs: list[Any], seed: int) -> list[Any]:
+def few_elements_changed(inputs: list[Any], seed: int, swapped: bool = False) -> list[Any]:
     """New tensors equal to ``inputs`` except a few random elements (about one in 64, at least one) of each
     floating input, each replaced by -3 times itself plus noise, and a few swapped elements of each integer or
-    boolean input: a cache keyed on a few sampled values still hits, while the outputs at those places change."""
+    boolean input: a cache keyed on a few sampled values still hits, while the outputs at those places change.
+    ``swapped``: floating inputs get swapped elements too, so their max, min, sum and norm stay (a cache keyed
+    on those statistics hits)."""
     draws = Draws(seed)
     out = []
     for x in inputs:
-        if isinstance(x, torch.Tensor) and x.numel() > (0 if x.is_floating_point() else 1):
+        swap = swapped or not (isinstance(x, torch.Tensor) and x.is_floating_point())
+        if isinstance(x, torch.Tensor) and x.numel() > (1 if swap else 0):
             g = draws.on(x.device)
             y = x.clone(memory_format=torch.contiguous_format)
             flat = y.view(-1)
-            count = max(2, x.numel() // 64) // 2 * 2 if not x.is_floating_point() else max(1, x.numel() // 64)
+            count = max(2, x.numel() // 64) // 2 * 2 if swap else max(1, x.numel() // 64)
             picks = torch.randint(0, x.numel(), (count,), generator=g, device=x.device)
-            if x.is_floating_point():
+            if not swap:
                 noise = torch.randn(count, generator=g, dtype=torch.float64, device=x.device).to(x.dtype)
                 flat[picks] = flat[picks] * -3.0 + noise
             else:                                                   # integers and masks: a few swapped

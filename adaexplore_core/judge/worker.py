@@ -87,7 +87,6 @@ CONSTRUCTOR_RULE = ("ModelNew must work for every constructor argument the origi
 CONSTRUCTOR_TRIALS = 4      # constructor trials at most (int arguments of get_init_inputs, each +1, then -1;
                             # every int argument at +1 at least)
 OTHER_CONSTRUCTOR_TRIALS = 4   # and of its bool, float and string arguments, each once
-PICKLE_TRIAL_BYTES = 64 << 20    # a reference whose weights are larger is not pickled (host memory, time)
 PICKLE_RULE = ("ModelNew must survive pickle (torch.save(model), multiprocessing): keep no lambdas, "
                "generators, locks or kernel handles in its attributes, and compute the same after loading")
 DOUBLED_TRIALS = 2         # and at twice an int argument plus one, for a reference of at most:
@@ -603,8 +602,8 @@ class Judging:
             _run_candidate(self.sync, "forward")
             self.check_global_state("in its first forward")
             return
-        _run_candidate(lambda: candidate.load_state_dict(ref_state), "module's load_state_dict")
         del ref_state, cand_state
+        ood.copy_state(reference, candidate)    # no load_state_dict: a user loads a checkpoint once, the judge after
         done = self.trials_done                 # not one of the numbered trials
         self.trial(reference, candidate, Inputs(inputs, "first call"), normal=False,
                    launch_required=False)
@@ -845,7 +844,12 @@ class Judging:
         ood.refill(same_objects, new_values)
         again = Inputs(new_values, "called again trial (the same tensors, new values in place)", same_objects)
         self.trial(reference, candidate, again, normal=False, check="repeat_calls")
-        del again, same_objects
+        nearly = ood.few_elements_changed(new_values, self.seed(), swapped=True)   # a cache on the tensors and a
+        ood.refill(same_objects, nearly)                 # fingerprint of them (red team, 2026-12-03: max and min)
+        self.trial(reference, candidate, Inputs(nearly, "called again trial (the same tensors, a few elements "
+                                                        "swapped in place)", same_objects),
+                   normal=False, check="repeat_calls")
+        del again, same_objects, nearly
         for _ in range(FEW_CHANGED_TRIALS):           # independent picks: a sampled-value cache hides from none
             nearly = ood.few_elements_changed(new_values, self.seed())
             self.trial(reference, candidate, Inputs(nearly, "called again trial (a few elements changed)"),
@@ -866,9 +870,10 @@ class Judging:
                                 "tensors")
         self.long_kept = kept[:1]          # checked again after every later trial (a ring of output buffers)
         del kept
-        count = 2 + FEW_CHANGED_TRIALS + SEQUENCE_CALLS
-        self.pass_check("repeat_calls", f"{count} repeated calls matched (the same tensors with new values, a few "
-                                        "elements changed, calls in a row; fresh memory not NaN-filled)")
+        count = 3 + FEW_CHANGED_TRIALS + SEQUENCE_CALLS
+        self.pass_check("repeat_calls", f"{count} repeated calls matched (the same tensors with new values, then "
+                                        "a few swapped, a few elements changed, calls in a row; fresh memory not "
+                                        "NaN-filled)")
 
     def out_of_distribution(self, task: Any, reference: Any, candidate: Any) -> None:
         """Randomised weights, inputs x50, inputs shifted negative, random masks."""
@@ -1233,8 +1238,9 @@ class Judging:
         probability, a padding mode or a keepdim flag hard-coded): bools flipped, floats changed
         (``trials.other_value``), strings at the first other string of ``trials.string_values`` (read from
         the reference's __init__ and module); OTHER_CONSTRUCTOR_TRIALS at most."""
+        init = getattr(getattr(task, "model_class", None), "__init__", None)
         try:
-            names = [p.name for p in inspect.signature(task.model_class.__init__).parameters.values()][1:]
+            names = [p.name for p in inspect.signature(init).parameters.values()][1:]
         except (TypeError, ValueError):
             names = []
         changes: list[tuple[int, Any]] = []
@@ -1244,7 +1250,7 @@ class Judging:
             elif type(a) is float:
                 changes.append((i, ood.other_value(a)))
             elif type(a) is str and i < len(names):
-                changes += [(i, v) for v in ood.string_values(task.model_class.__init__, names[i], a, at_most=1)]
+                changes += [(i, v) for v in ood.string_values(init, names[i], a, at_most=1)]
         return changes[:OTHER_CONSTRUCTOR_TRIALS]
 
     def built_with(self, task: Any, model_new: type, args: list[Any], training: bool,
@@ -1564,16 +1570,15 @@ class Judging:
     def pickled(self, task: Any, reference: Any, candidate: Any) -> str:
         """ModelNew through ``pickle`` and back, as ``torch.save(model)`` and multiprocessing take a module
         (red team b8), beside the reference's copy made alike, called; not tried where the reference itself
-        does not pickle or holds more than PICKLE_TRIAL_BYTES. Returns the detail."""
+        does not pickle. Tensors' storages are not copied (``trials.pickled_copy``: any size of weights; red
+        team, 2026-12-03: a lambda in a module with 69 MB of weights was certified). Returns the detail."""
         label = "pickle trial (pickle.loads(pickle.dumps(ModelNew)), as torch.save(model) does)"
-        if _state_bytes(reference) > PICKLE_TRIAL_BYTES:
-            return f"pickle not tried (the weights are over {PICKLE_TRIAL_BYTES >> 20} MiB)"
         try:
-            ref_copy = pickle.loads(pickle.dumps(reference))
+            ref_copy = ood.pickled_copy(reference)
         except Exception:  # noqa: BLE001 - the user's own module does not pickle: nothing to keep
             return "pickle not tried (the reference does not pickle)"
         try:
-            cand_copy = _run_candidate(lambda: pickle.loads(pickle.dumps(candidate)), "module, through pickle,")
+            cand_copy = _run_candidate(lambda: ood.pickled_copy(candidate), "module, through pickle,")
         except Failed as f:
             cause = f.__cause__ if f.__cause__ is not None else f
             raise self.fail("correctness", "program", f"{label}: {type(cause).__name__}: {cause}"[:400],
@@ -1667,9 +1672,11 @@ class Judging:
         .grad already holds values (training, gradient accumulation); parameters frozen (inputs with grad); the
         first parameter alone frozen (fine-tuning a part); all requiring grad in the other train/eval mode; at
         an odd size; a non-contiguous grad_output; backward twice with retain_graph; a second-order gradient
-        (a gradient penalty); two calls before one backward (``trials.TwoCalls``); gradients taken with
-        ``torch.autograd.grad`` while the parameters' .grad hold values. Where the reference cannot run one (no
-        double backward), it is not tried.
+        (a gradient penalty); two calls before one backward by ``torch.autograd.grad`` (``trials.TwoCalls``),
+        the .grad None, then again on inputs without grad while the parameters' .grad hold values: a backward
+        that writes .grad (whether it was None or held values) or reads a workspace the second call overwrote
+        (whether the inputs require grad or not) fails one of them (red team b12, b17 and 2026-12-03). Where
+        the reference cannot run one (no double backward), it is not tried.
         (Forward mode, ``forward_gradients``, is a trial of the program stage.)"""
         self.check_parameters(reference, candidate)
         other = "eval" if reference.training else "train"
@@ -1685,8 +1692,9 @@ class Judging:
                             ("strided", "gradient trial (a non-contiguous grad_output)"),
                             ("twice", "gradient trial (backward twice, retain_graph=True)"),
                             ("second_order", "gradient trial (second order: a gradient penalty)"),
-                            ("two_calls", "gradient trial (two calls, then one backward)"),
-                            ("grad_function", "gradient trial (torch.autograd.grad while .grad holds values)")):
+                            ("two_calls", "gradient trial (two calls, then one backward by torch.autograd.grad)"),
+                            ("grad_function", "gradient trial (two calls on inputs without grad, then "
+                                              "torch.autograd.grad while .grad holds values)")):
             if (case in ("parameters", "frozen", "grad_function") and count == 0) or \
                     (case == "first_frozen" and count < 2):
                 continue
@@ -1813,7 +1821,7 @@ class Judging:
         if values is None:
             return None
         label += note
-        if case in ("parameters", "first_frozen"):            # data that needs no grad, as in training
+        if case in ("parameters", "first_frozen", "grad_function"):    # data that needs no grad, as in training
             ref_in, cand_in = plain_copies(values), plain_copies(values)
         else:
             ref_in, cand_in = ood.requiring_grad(values), ood.requiring_grad(values)
@@ -1834,10 +1842,10 @@ class Judging:
                 _run_candidate(lambda: candidate.train(reference.training), "module's .train()/.eval()")
             if case in ("parameters", "grad_function"):
                 prefilled = ood.prefill_grads(reference, candidate, self.seed())
-            compared = (ood.TwoCalls(reference), ood.TwoCalls(candidate)) if case == "two_calls" else \
-                (reference, candidate)
+            twice_called = case in ("two_calls", "grad_function")
+            compared = (ood.TwoCalls(reference), ood.TwoCalls(candidate)) if twice_called else (reference, candidate)
             buffers = BufferStates(*compared)
-            how = case if case in ood.BACKWARDS else "plain"
+            how = "grad_function" if twice_called else case if case in ood.BACKWARDS else "plain"
             with self.rule("gradients", label, GRADIENTS_RULE):
                 detail = self._compare_gradients(*compared, ref_in, cand_in, label, buffers, prefilled, how)
             if detail is not None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 
 import pytest
 import torch
@@ -362,3 +363,16 @@ def test_string_values_read_calls_match_statements_attributes_and_the_module(tmp
     assert found[0] == "sum" and set(found[1:8]) == {"first", "second", "total", "plain", "off", "fancy", "on"}
     assert found[8:] == [o for o in trials.TORCH_STRING_OPTIONS if o not in found[:8] and o != "mean"][:12]
     assert "none" in found and "A module docstring" not in " ".join(found) and "mean" not in found
+
+
+def test_a_pickled_copy_goes_through_pickle_but_shares_the_weights():
+    model = torch.nn.Linear(512, 256)
+    copied = trials.pickled_copy(model)
+    assert type(copied) is torch.nn.Linear and copied is not model
+    assert copied.weight.data_ptr() == model.weight.data_ptr()        # no bytes of the weights copied
+    assert isinstance(copied.weight, torch.nn.Parameter) and copied.weight.requires_grad
+    x = torch.randn(3, 512)
+    assert torch.equal(copied(x), model(x))
+    model.hook = lambda y: y                                            # what torch.save(model) refuses
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        trials.pickled_copy(model)

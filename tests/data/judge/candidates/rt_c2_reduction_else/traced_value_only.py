@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=settings reason~"settings trial (reduction = 'sum', its default 'mean')"
+# expect: verdict=invalid stage=correctness check=settings reason~"settings trial (reduction = 'sum'"
 """Row mean in one Triton kernel (the mode/flag argument is ignored: always the default's mean)."""
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=settings reason~"settings trial (reduction = 'sum', its default 'mean')"
+# expect: verdict=invalid stage=correctness check=settings reason~"settings trial (reduction = 'sum'"
 """MSE loss in one Triton kernel (a single program loops over all elements); the reduction argument is taken
 but the kernel always computes the mean."""
 import torch
