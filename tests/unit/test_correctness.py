@@ -338,3 +338,28 @@ def test_zeros_for_tiny_but_accurate_outputs_still_fail_against_float64():
     exact = torch.full((4, 50000), 1 / 50000, dtype=torch.float64)     # a softmax over many classes
     ref = exact.float()
     assert correctness.compare_outputs([ref], [torch.zeros_like(ref)], exact=[exact]) is not None
+
+
+def test_the_relative_l2_error_of_huge_float32_outputs_does_not_overflow():
+    """Compared in float32, the squares of 1e30 overflow; the norms are taken in float64."""
+    from adaexplore_core.judge.correctness import Tolerance
+    ref = torch.full((4096,), 1e30)
+    cand = ref * (1 + 5e-5)                       # every element within rtol, the L2 error 5e-5 over rel_l2
+    failure = compare_outputs([ref], [cand], Tolerance(atol=0.0, rtol=1e-4, rel_l2=1e-5))
+    assert failure is not None and "relative L2 error 4.99e-05 exceeds" in failure.detail
+    assert compare_outputs([ref], [ref.clone()], Tolerance(atol=0.0, rtol=1e-4, rel_l2=1e-5)) is None
+
+
+def test_values_are_compared_in_chunks_with_the_worst_element_named(monkeypatch):
+    from adaexplore_core.judge import correctness
+    monkeypatch.setattr(correctness, "COMPARE_CHUNK", 1000)
+    ref = torch.randn(4500)
+    cand = ref.clone()
+    cand[3210] += 1.0
+    cand[10] = float("nan")
+    assert "1 NaN/Inf where the reference is finite" in compare_outputs([ref], [cand]).detail
+    cand[10] = ref[10]
+    failure = compare_outputs([ref], [cand.to(torch.bfloat16).float()])
+    assert failure is not None and failure.name == "values"
+    detail = compare_outputs([ref], [cand]).detail
+    assert detail.startswith("output: 1 of 4500 elements outside") and f"{float(cand[3210]):.6g} vs" in detail
