@@ -171,7 +171,8 @@ def prepare_process() -> LaunchCounter:
     torch modules that patch torch when first imported imported now (``torch._dynamo`` replaces
     ``torch.manual_seed``; a lazy import during timing was once taken for a candidate's patch, on the H200),
     and a parameter pickled once (the pickle trial's first use would add ``__slotnames__`` to its classes);
-    in the interpreter, grids run in a random order (``_shuffle_interpreted_grids``)."""
+    autotuned kernels run every config in turn (``_autotune_every_config``); in the interpreter, grids run in a
+    random order (``_shuffle_interpreted_grids``)."""
     import torch._dynamo  # noqa: F401
     pickle.dumps(torch.nn.Parameter(torch.zeros(1)))   # pickle caches __slotnames__ on the tensor classes once
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # oversized writes fail instead of killing us
@@ -179,8 +180,8 @@ def prepare_process() -> LaunchCounter:
     set_precision(os.environ.get("ADAEXPLORE_ALLOW_TF32", "0"))
     counter = LaunchCounter()
     counter.install()
+    _autotune_every_config()
     if os.environ.get("TRITON_INTERPRET") == "1":
-        _autotune_without_benchmarks()
         _shuffle_interpreted_grids()
     else:
         _hash_triton_once()
@@ -232,20 +233,26 @@ def _shuffle_interpreted_grids() -> None:
     builder.set_grid_dim, builder.set_grid_idx = set_grid_dim, set_grid_idx
 
 
-def _autotune_without_benchmarks() -> None:
-    """In the interpreter there is no GPU to benchmark configs on (Triton's autotuner fails with '0 active
-    drivers'): each launch of an autotuned kernel runs with one of its configs that survive pruning, every
-    config once in each round of launches, in an order drawn from the system's randomness, so every config is
-    validated (red team b7: with the first alone, a wrong second config was certified, and a GPU's autotuner
-    may pick it) and no launch can know which it gets (red team, 2026-12-03: with configs in a fixed turn, a
-    throw-away second launch per forward kept the wrong config off the real one)."""
+_AUTOTUNE = {"rotating": True}     # autotuned kernels run every config in turn (see _autotune_every_config)
+
+
+def _autotune_every_config() -> None:
+    """Each launch of an autotuned kernel runs with one of its configs that survive pruning, every config once
+    in each round of launches, in an order drawn from the system's randomness, so every config is validated
+    (red team b7: with one config alone, a wrong other config was certified, and a GPU's autotuner may pick
+    it) and no launch can know which it gets (red team, 2026-12-03: with configs in a fixed turn, a throw-away
+    second launch per forward kept the wrong config off the real one). Nothing is benchmarked meanwhile (the
+    interpreter has no GPU to benchmark on). On a GPU, ``let_the_autotuner_choose`` ends this before timing:
+    from then on Triton's autotuner benchmarks and keeps its choice, as in the user's program."""
     from triton.runtime.autotuner import Autotuner
 
-    prune, run = Autotuner.prune_configs, Autotuner.run
+    prune, run, bench = Autotuner.prune_configs, Autotuner.run, Autotuner._bench
     drawn: dict[str, Any] = {}
 
     def config_in_turn(self: Any, kwargs: Any, *args: Any) -> Any:
         pruned = prune(self, kwargs, *args)
+        if not _AUTOTUNE["rotating"]:
+            return pruned
         if drawn.get("pid") != os.getpid():            # each forked process draws its own orders
             drawn.update(pid=os.getpid(), draws=random.Random(int.from_bytes(os.urandom(8), "little")))
         queue = vars(self).get("_adaexplore_round") or []
@@ -258,11 +265,21 @@ def _autotune_without_benchmarks() -> None:
         return pruned[index:index + 1]
 
     def run_uncached(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self.cache.clear()                 # else the first config chosen for a key would stay
+        if _AUTOTUNE["rotating"]:
+            self.cache.clear()             # else the first config chosen for a key would stay
         return run(self, *args, **kwargs)
+
+    def bench_unless_rotating(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return 0.0 if _AUTOTUNE["rotating"] else bench(self, *args, **kwargs)   # one config: nothing to choose
 
     Autotuner.prune_configs = config_in_turn
     Autotuner.run = run_uncached
+    Autotuner._bench = bench_unless_rotating
+
+
+def let_the_autotuner_choose() -> None:
+    """Autotuned kernels from now on run the config Triton's autotuner benchmarks and keeps (for timing)."""
+    _AUTOTUNE["rotating"] = False
 
 
 def environment(device: str) -> dict[str, Any]:
@@ -962,6 +979,16 @@ class Judging:
             with self.phase(name), plain_memory() if name in PLAIN_MEMORY_STAGES else contextlib.nullcontext():
                 trials(task, reference, candidate)
         self.check_long_kept(candidate)
+
+    def autotune_for_timing(self, candidate: Any) -> None:
+        """Every autotuned kernel has run each of its configs in the trials; from here on Triton's autotuner
+        picks one as in the user's program, in one call on the last trial's inputs (not in a timed round).
+        The trials after timing check the config it kept."""
+        let_the_autotuner_choose()
+        with torch.no_grad():
+            _run_candidate(lambda: candidate(*plain_copies(self.last_inputs)), "forward (autotuning)")
+        _run_candidate(self.sync, "forward (autotuning)")
+        self.check_global_state("in its forward (autotuning)")
 
     def check_long_kept(self, candidate: Any) -> None:
         """The first output of the calls in a row, kept alive through every trial since, must be as it was
@@ -2565,6 +2592,8 @@ def judge(channel: Channel, request: JudgeRequest, counter: LaunchCounter, folde
             with job.phase("ablation"):
                 job.ablation(task, reference, candidate)
             job.envelope_trials(task, reference, candidate)
+            if request.timing and job.device.type == "cuda":
+                job.autotune_for_timing(candidate)
         job.pass_check("triton_launched", f"{job.last_launches} Triton launch(es) per forward")
         if request.timing and job.device.type == "cuda":
             with job.phase("timing"):

@@ -134,3 +134,15 @@ def test_seeding_moves_the_gpu_generator_on_as_a_programs_has_drawn():
     assert done.returncode == 0, done.stderr[-2000:]
     first, again, other = json.loads(done.stdout.strip().splitlines()[-1])
     assert first == again and first != other and first > 0 and other > 0, (first, again, other)
+
+
+def test_every_config_of_an_autotuned_kernel_is_validated_on_the_gpu(pool):
+    """Red team b7 on the GPU: the trials run each config in turn (the autotuner may pick any of them); the
+    autotuner chooses only before timing, and the trials after timing check its choice."""
+    corpus = ROOT / "tests" / "data" / "judge"
+    task = TaskSpec.parse(str(corpus / "refs" / "pointwise.py"))
+    bad = pool.judge(task, (corpus / "candidates" / "pointwise" / "autotune_second_config_wrong.py").read_text())
+    assert bad.verdict == "invalid" and bad.stage == "correctness", bad.to_json()
+    good = pool.judge(task, (corpus / "candidates" / "pointwise" / "valid_autotuned.py").read_text())
+    assert good.ok and good.timing is not None, good.to_json()
+    assert any(c.name == "after_timing" and c.passed for c in good.checks)
