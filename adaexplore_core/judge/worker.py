@@ -94,6 +94,9 @@ DOUBLED_TRIAL_BYTES = 64 << 20     # bytes of parameters and buffers (the double
 WEIGHTS_RULE = ("ModelNew must read its weights on every call: a program changes them in place between calls (an "
                 "optimizer step, an EMA update, pruning), in train and in eval mode; never cache them or what is "
                 "computed from them")
+STREAMS_RULE = ("ModelNew must give each call its own memory: a program may call it on two CUDA streams at once, "
+                "and a workspace kept between calls is written by both (allocate per call: PyTorch's allocator "
+                "keeps that safe across streams)")
 PROGRAM_RULE = ("ModelNew must behave as the original under what a program wraps around a module: autocast "
                 "in bfloat16 or float16 (compute in torch.get_autocast_dtype(device_type) and return the dtype "
                 "autocast gives, or fall back), forward hooks on its submodules (call the "
@@ -1453,6 +1456,8 @@ class Judging:
         details += self.second_instance(task, reference, candidate)
         details.append(self.pickled(task, reference, candidate))
         details += self.optional_arguments(task, reference, candidate)
+        if self.device.type == "cuda":
+            details.append(self.two_streams(task, reference, candidate))
         cand_modules = dict(ood.modules_of(candidate))
         hooked = [n for n, _ in ood.modules_of(reference) if n and n in cand_modules][:3]
         for name in hooked:
@@ -1593,6 +1598,53 @@ class Judging:
                               launch_required=False):
                     ran.append(what + note)
         return ran
+
+    def two_streams(self, task: Any, reference: Any, candidate: Any) -> str:
+        """On a GPU: two calls of ModelNew at once on two CUDA streams, as a program that overlaps two batches
+        runs them (red team b16: a workspace kept between calls is written by both); each output must be the
+        reference's for its own inputs. Not tried where the reference draws random numbers (two streams draw
+        in no set order) or raises. Buffers are set back after. Returns the detail."""
+        label = "two streams trial (two calls at once on two CUDA streams)"
+        (first, note), (second, _) = self.envelope_inputs(task), self.envelope_inputs(task)
+        buffers = BufferStates(reference, candidate)
+        before = generators.states(self.device)
+        try:
+            try:
+                with torch.no_grad():
+                    expected = [flatten_outputs(reference(*plain_copies(v)), "the reference's")
+                                for v in (first, second)]
+                self.sync()
+            except Exception:  # noqa: BLE001 - the reference does not run there
+                return "two streams not tried (the reference raises)"
+            if _rng_moved(before, self.device):
+                return "two streams not tried (the reference draws random numbers)"
+            current = torch.cuda.current_stream(self.device)
+            streams = [torch.cuda.Stream(self.device) for _ in range(2)]
+            calls = [plain_copies(first), plain_copies(second)]
+            outputs: list[Any] = []
+
+            def run() -> None:
+                for stream in streams:
+                    stream.wait_stream(current)
+                with torch.no_grad():
+                    for stream, values in zip(streams, calls):
+                        with torch.cuda.stream(stream):
+                            outputs.append(candidate(*values))
+                for stream in streams:
+                    current.wait_stream(stream)
+                self.sync()
+
+            _run_candidate(run, "forward (two calls on two CUDA streams)")
+            self.check_global_state(f"in its forward ({label})")
+            with self.rule("program", label + note, STREAMS_RULE):
+                for i, (want, got) in enumerate(zip(expected, outputs)):
+                    mismatch = compare_outputs(want, flatten_outputs(got, "the candidate's"), self.tolerance)
+                    if mismatch is not None:
+                        raise self.mismatch_failure(mismatch, f"{label}{note}, call {i + 1}")
+        finally:
+            buffers.restore_reference(reference)
+            buffers.restore_reference(candidate)
+        return label + note
 
     def pickled(self, task: Any, reference: Any, candidate: Any) -> str:
         """ModelNew through ``pickle`` and back, as ``torch.save(model)`` and multiprocessing take a module

@@ -146,3 +146,14 @@ def test_every_config_of_an_autotuned_kernel_is_validated_on_the_gpu(pool):
     good = pool.judge(task, (corpus / "candidates" / "pointwise" / "valid_autotuned.py").read_text())
     assert good.ok and good.timing is not None, good.to_json()
     assert any(c.name == "after_timing" and c.passed for c in good.checks)
+
+
+def test_a_workspace_kept_between_calls_fails_on_two_streams(pool):
+    """Red team b16: two calls at once on two CUDA streams; a module-level workspace is written by both."""
+    folder = ROOT / "tests" / "data" / "gpu" / "two_streams"
+    task = TaskSpec.parse(str(folder / "ref_scale_shift.py"))
+    bad = pool.judge(task, (folder / "shared_workspace.py").read_text())
+    assert bad.verdict == "invalid" and "two streams trial" in bad.reason, bad.to_json()
+    good = pool.judge(task, (folder / "own_workspace.py").read_text())
+    assert good.ok, good.to_json()
+    assert any("two streams trial" in c.detail for c in good.checks if c.name == "program")
