@@ -25,6 +25,7 @@ import resource
 import signal
 import time
 import traceback
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -237,6 +238,7 @@ def _shuffle_interpreted_grids() -> None:
 
 
 _AUTOTUNE = {"rotating": True}     # autotuned kernels run every config in turn (see _autotune_every_config)
+_AUTOTUNERS: "weakref.WeakSet[Any]" = weakref.WeakSet()   # those that have run (their caches hold a turn's config)
 
 
 def _autotune_every_config() -> None:
@@ -270,6 +272,7 @@ def _autotune_every_config() -> None:
     def run_uncached(self: Any, *args: Any, **kwargs: Any) -> Any:
         if _AUTOTUNE["rotating"]:
             self.cache.clear()             # else the first config chosen for a key would stay
+            _AUTOTUNERS.add(self)
         return run(self, *args, **kwargs)
 
     def bench_unless_rotating(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -281,8 +284,11 @@ def _autotune_every_config() -> None:
 
 
 def let_the_autotuner_choose() -> None:
-    """Autotuned kernels from now on run the config Triton's autotuner benchmarks and keeps (for timing)."""
+    """Autotuned kernels from now on run the config Triton's autotuner benchmarks and keeps (for timing): the
+    config of the last turn is dropped from each one's cache, so that its next launch benchmarks."""
     _AUTOTUNE["rotating"] = False
+    for autotuner in list(_AUTOTUNERS):
+        autotuner.cache.clear()
 
 
 def environment(device: str) -> dict[str, Any]:
