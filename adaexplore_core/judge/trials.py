@@ -330,7 +330,7 @@ def string_values(function: Any, name: str, current: str, at_most: int = 4) -> l
         if isinstance(node, ast.Expr):                  # docstrings and bare strings are not options
             continue
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.Constant) and not isinstance(node, ast.Expr):
+            if isinstance(child, ast.Constant):
                 add(child.value)
     for option in TORCH_STRING_OPTIONS:
         add(option)
