@@ -134,3 +134,67 @@ def test_every_unary_and_binary_op_of_the_classifier_has_a_derivative():
     from adaexplore_core.proposers.builtin import ops
     assert sorted(n for n in set(ops.UNARY) | set(ops.BINARY) if not derivative.has_vjp(n)) == []
     assert not derivative.has_vjp("softmax")               # a reduction: its kernels keep the fallback
+
+
+def test_the_classifier_keeps_the_parameters_the_derivatives_need():
+    """Traced modules and calls: each pointwise op's parameters (read from the module or the call) give the
+    same gradients as torch's autograd."""
+    import torch.fx as fx
+    from torch import nn
+
+    from adaexplore_core.proposers.builtin import ops
+
+    class Mixed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gelu, self.soft = nn.GELU(approximate="tanh"), nn.Softplus(beta=2.0, threshold=3.0)
+
+        def forward(self, x):
+            a = F.leaky_relu(self.gelu(x), negative_slope=0.3)
+            b = F.elu(self.soft(a), alpha=0.4)
+            return torch.clamp(F.hardtanh(b, -0.25, 2.0), min=-0.1, max=1.5)
+
+    model = Mixed()
+    traced = fx.symbolic_trace(model)
+    modules = dict(traced.named_modules())
+    g = torch.Generator().manual_seed(2)
+    x = spread(g)
+    values = {}
+    found_ops = []
+    for node in traced.graph.nodes:
+        if node.op == "placeholder":
+            values[node] = x
+        elif node.op in ("call_function", "call_module", "call_method"):
+            args = [values[a] if isinstance(a, fx.Node) else a for a in node.args]
+            fn = modules[node.target] if node.op == "call_module" else node.target
+            values[node] = fn(*args, **node.kwargs)
+            op = ops.classify(node, modules)
+            assert derivative.op_vjp_params(op) is not None, op
+            found_ops.append((node, op))
+    grad = torch.randn(SHAPE, generator=g, dtype=torch.float64)
+    out_node = found_ops[-1][0]
+    adjoint = {out_node: grad}
+    for node, op in reversed(found_ops):              # the chain rule through the captured ops
+        operand = op.tensor_args[0]
+        (d,) = derivative.vjp(op.name, adjoint.pop(node), values[node], [values[operand]],
+                              derivative.op_vjp_params(op))
+        adjoint[operand] = adjoint.get(operand, 0) + d
+    x_node = next(n for n in traced.graph.nodes if n.op == "placeholder")
+    _, (expected,) = torch_grads(model, [x], grad)
+    torch.testing.assert_close(adjoint[x_node], expected)
+
+
+def test_ops_without_a_derivative_here_say_so():
+    import torch.fx as fx
+    from torch import nn
+
+    from adaexplore_core.proposers.builtin import ops
+
+    class Bounded(nn.Module):
+        def forward(self, x, lo):
+            return torch.clamp(x, min=lo).softmax(-1)
+
+    traced = fx.symbolic_trace(Bounded())
+    found = {n.name: ops.classify(n, dict(traced.named_modules())) for n in traced.graph.nodes
+             if n.op in ("call_function", "call_method")}
+    assert all(derivative.op_vjp_params(op) is None for op in found.values()), found

@@ -130,9 +130,23 @@ DERIVATIVES: dict[str, Callable[..., Grads]] = {
 }
 
 
+# ops whose derivative needs the constants the classifier read (``Op.extra["params"]``)
+WITH_PARAMETERS = frozenset({"gelu", "leaky_relu", "hardtanh", "softplus", "elu", "clamp", "batch_norm"})
+
+
 def has_vjp(name: str) -> bool:
     """Whether the op ``name`` has a backward in this table."""
     return name in DERIVATIVES
+
+
+def op_vjp_params(op: Any) -> dict[str, Any] | None:
+    """The parameters ``vjp`` needs for a classified pointwise op (``ops.Op``), or None where it has no
+    backward here (not in the table; a clamp with run-time bounds; batch norm on shifted statistics)."""
+    if op.kind != "pointwise" or not has_vjp(op.name):
+        return None
+    if op.name in WITH_PARAMETERS:
+        return op.extra.get("params")
+    return {}
 
 
 def vjp(name: str, grad: Any, out: Any, args: list[Any], params: dict[str, Any] | None = None) -> Grads:

@@ -232,6 +232,11 @@ def _arg(node: fx.Node, index: int, name: str, default: Any = None) -> Any:
     return node.args[index] if len(node.args) > index else default
 
 
+def _params(**values: Any) -> dict[str, Any]:
+    """An op's constant parameters, kept for its derivative (``derivative.vjp``): the expression bakes them in."""
+    return {"params": values}
+
+
 def _is_scalar(value: Any) -> bool:
     return isinstance(value, (int, float, bool)) and not isinstance(value, fx.Node)
 
@@ -356,16 +361,20 @@ def _from_module(node: fx.Node, module: nn.Module, name: str) -> Op:
     if name in UNARY:
         return Op("pointwise", name, [x], UNARY[name])
     if name == "gelu":
-        return Op("pointwise", name, [x], lambda a, ap=module.approximate: _gelu(a, ap))
+        return Op("pointwise", name, [x], lambda a, ap=module.approximate: _gelu(a, ap),
+                  extra=_params(approximate=module.approximate))
     if name == "leaky_relu":
         s = lit(module.negative_slope)
-        return Op("pointwise", name, [x], lambda a: f"tl.where({a} > 0, {a}, {a} * {s})")
+        return Op("pointwise", name, [x], lambda a: f"tl.where({a} > 0, {a}, {a} * {s})",
+                  extra=_params(negative_slope=module.negative_slope))
     if name == "hardtanh":
-        return Op("pointwise", name, [x], lambda a: _clamp(a, lit(module.min_val), lit(module.max_val)))
+        return Op("pointwise", name, [x], lambda a: _clamp(a, lit(module.min_val), lit(module.max_val)),
+                  extra=_params(min_val=module.min_val, max_val=module.max_val))
     if name == "softplus":
-        return Op("pointwise", name, [x], lambda a: _softplus(a, module.beta, module.threshold))
+        return Op("pointwise", name, [x], lambda a: _softplus(a, module.beta, module.threshold),
+                  extra=_params(beta=module.beta, threshold=module.threshold))
     if name == "elu":
-        return Op("pointwise", name, [x], lambda a: _elu(a, module.alpha))
+        return Op("pointwise", name, [x], lambda a: _elu(a, module.alpha), extra=_params(alpha=module.alpha))
     if name in ("softmax", "log_softmax"):
         if module.dim is None:                   # legacy implicit dim: left to torch
             return torch_op(name)
@@ -418,18 +427,25 @@ def _from_call(node: fx.Node, name: str) -> Op:
     if any(isinstance(_arg(node, i, key), fx.Node) for i, key in parameters.get(name, ())):
         return torch_op(name)          # a parameter computed at run time: these templates bake it in
     if name == "gelu":
-        return Op("pointwise", name, [x], lambda a, ap=_arg(node, 1, "approximate", "none"): _gelu(a, ap))
+        approximate = _arg(node, 1, "approximate", "none")
+        return Op("pointwise", name, [x], lambda a, ap=approximate: _gelu(a, ap),
+                  extra=_params(approximate=approximate))
     if name == "leaky_relu":
-        s = lit(_arg(node, 1, "negative_slope", 0.01))
-        return Op("pointwise", name, [x], lambda a: f"tl.where({a} > 0, {a}, {a} * {s})")
+        slope = _arg(node, 1, "negative_slope", 0.01)
+        s = lit(slope)
+        return Op("pointwise", name, [x], lambda a: f"tl.where({a} > 0, {a}, {a} * {s})",
+                  extra=_params(negative_slope=slope))
     if name == "hardtanh":
-        lo, hi = lit(_arg(node, 1, "min_val", -1.0)), lit(_arg(node, 2, "max_val", 1.0))
-        return Op("pointwise", name, [x], lambda a: _clamp(a, lo, hi))
+        low, high = _arg(node, 1, "min_val", -1.0), _arg(node, 2, "max_val", 1.0)
+        lo, hi = lit(low), lit(high)
+        return Op("pointwise", name, [x], lambda a: _clamp(a, lo, hi), extra=_params(min_val=low, max_val=high))
     if name == "softplus":
         beta, threshold = _arg(node, 1, "beta", 1.0), _arg(node, 2, "threshold", 20.0)
-        return Op("pointwise", name, [x], lambda a: _softplus(a, beta, threshold))
+        return Op("pointwise", name, [x], lambda a: _softplus(a, beta, threshold),
+                  extra=_params(beta=beta, threshold=threshold))
     if name == "elu":
-        return Op("pointwise", name, [x], lambda a, al=_arg(node, 1, "alpha", 1.0): _elu(a, al))
+        alpha = _arg(node, 1, "alpha", 1.0)
+        return Op("pointwise", name, [x], lambda a, al=alpha: _elu(a, al), extra=_params(alpha=alpha))
     if name in ("clamp", "clamp_min", "clamp_max"):
         lo = _arg(node, 1, "min") if name != "clamp_max" else None
         hi = _arg(node, 2 if name == "clamp" else 1, "max") if name != "clamp_min" else None
@@ -442,7 +458,8 @@ def _from_call(node: fx.Node, name: str) -> Op:
             lo_s, hi_s = (next(values) if isinstance(b, fx.Node) else lit(b) if b is not None else None
                           for b in (lo, hi))
             return _clamp(a, lo_s, hi_s)
-        return Op("pointwise", "clamp", [x, *bounds], clamp)
+        return Op("pointwise", "clamp", [x, *bounds], clamp,
+                  extra={} if bounds else _params(min=lo, max=hi))   # run-time bounds: no derivative yet
     if name == "pow":
         exponent = _arg(node, 1, "exponent")
         if isinstance(x, fx.Node) and exponent in (2, 2.0):
@@ -459,7 +476,8 @@ def _from_call(node: fx.Node, name: str) -> Op:
                       lambda v, m, var, w, b, s: f"(((({v}) - ({s})) - ({m})) * tl.rsqrt(({var}) + {eps}) * ({w})"
                                                  f" + ({b}))")
         return Op("pointwise", name, list(args[:5]),
-                  lambda v, m, var, w, b: f"((({v}) - ({m})) * tl.rsqrt(({var}) + {eps}) * ({w}) + ({b}))")
+                  lambda v, m, var, w, b: f"((({v}) - ({m})) * tl.rsqrt(({var}) + {eps}) * ({w}) + ({b}))",
+                  extra=_params(eps=args[5]))
     if name == "where" and len(args) == 3:
         return Op("pointwise", "where", list(args), lambda c, a, b: f"tl.where(({c}) != 0, {a}, {b})")
     if name == "dropout":
