@@ -8,8 +8,8 @@
 2. spread: one sub-millisecond two-kernel candidate (residual add + RMSNorm, 16384 x 4096 fp32) judged 5 times. Goal: candidate time spread (max - min) / median <= 3 %.
 3. throughput: passthrough candidates of two level-2 problems on a warm pool (of 2, or --throughput-workers, per
    GPU), alternating, then of one problem. Goal: >= 20 per minute per GPU. Reported as the pass's candidates
-   over its wall time, and as the rate once every worker has finished its first candidate (a pass of 20 on 6
-   workers ends with a round of 2: the first figure counts that tail, the second does not).
+   over its wall time, and as the candidates finished after every worker's first one over the time since (the
+   pass's start, every worker beginning at once, left out).
 4. sandbox: escape candidates judged with the static guard off on the GPU; none may create its marker file.
 5. memory: level-1 problems with 7.5-8.6 GB inputs on a pool of the search's workers per GPU (--memory-workers;
    the whole-GPU retry).
