@@ -28,6 +28,7 @@ import os
 import platform
 import pwd
 import re
+import stat
 import resource
 import shutil
 import struct
@@ -134,6 +135,23 @@ DEV_READ = ("/dev/urandom", "/dev/random", "/dev/zero")
 
 class SandboxError(Exception):
     """The sandbox cannot be entered here; the message says what is missing and how to opt out."""
+
+
+class NotPlainFile(OSError):
+    """A file a sandboxed process left is a pipe, a device, or (where one name is asked) a hard link."""
+
+
+def read_plain_file(path: str | os.PathLike[str], limit: int, single_link: bool = False) -> bytes:
+    """At most ``limit + 1`` bytes of a file a sandboxed process wrote (a caller tells an oversized one by the
+    length): opened without following a link and without blocking on a pipe, read only as a regular file and,
+    with ``single_link``, one of a single name (not a hard link to a file the reader may see and the writer
+    may not). NotPlainFile otherwise; OSError where it cannot be opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (single_link and info.st_nlink != 1):
+            raise NotPlainFile(f"{path} is not a plain file")
+        return f.read(limit + 1)
 
 
 @dataclass(frozen=True)

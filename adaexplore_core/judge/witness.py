@@ -21,7 +21,6 @@ import gc
 import json
 import os
 import random
-import stat
 import struct
 import sys
 import sysconfig
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from . import sandbox
 
 OUTPUT_FILE = "witnessed-outputs.bin"
 GRADIENT_FILE = "witnessed-gradients.bin"
@@ -107,15 +108,11 @@ def _read_chunks(path: Path) -> bytearray:
 
 def _read_chunk(path: Path) -> bytes:
     """One chunk file, read only if it is a regular file (not a link: to /dev/zero it would never end; review,
-    2026-12-02) of at most CHUNK_BYTES."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    2026-12-02; nor a pipe, which would block the read) of at most CHUNK_BYTES."""
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise WitnessError("the recorded outputs are not a plain file")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(CHUNK_BYTES + 1)
-    finally:
-        os.close(fd)
+        data = sandbox.read_plain_file(path, CHUNK_BYTES)
+    except sandbox.NotPlainFile as e:
+        raise WitnessError("the recorded outputs are not a plain file") from e
     if len(data) > CHUNK_BYTES:
         raise WitnessError("a file of the recorded outputs is larger than the judge writes")
     return data

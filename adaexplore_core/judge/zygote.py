@@ -23,7 +23,6 @@ import selectors
 import shutil
 import signal
 import socket
-import stat
 import sys
 import time
 import traceback
@@ -199,14 +198,10 @@ def _keep_profile(folder: Path, request_id: int) -> None:
     if not target:
         return
     try:
-        fd = os.open(folder / PROFILE_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        text = sandbox.read_plain_file(folder / PROFILE_NAME, PROFILE_MAX_BYTES, single_link=True)
+    except OSError:                        # none, a link, a pipe, a device or a second name of another file
         return
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:   # no pipe, device or hard link to another file
-            return
-        text = f.read(PROFILE_MAX_BYTES)
+    text = text[:PROFILE_MAX_BYTES]
     Path(target).mkdir(parents=True, exist_ok=True)
     (Path(target) / f"{os.getpid()}-{request_id}.txt").write_bytes(text)
 

@@ -163,6 +163,9 @@ def test_recorded_outputs_that_are_links_or_oversized_are_refused(tmp_path):
     (tmp_path / "big.bin.000").write_bytes(b"x" * (witness.CHUNK_BYTES + 1))
     with pytest.raises(witness.WitnessError, match="larger than the judge writes"):
         witness.read_outputs(tmp_path / "big.bin")
+    os.mkfifo(tmp_path / "pipe.bin.000")                  # no writer: a blocking read would never return
+    with pytest.raises(witness.WitnessError, match="not a plain file"):
+        witness.read_outputs(tmp_path / "pipe.bin")
 
 
 def test_a_reference_that_changes_torchs_global_state_does_not_carry_it_to_the_next_tasks_witness(tmp_path):
