@@ -291,6 +291,21 @@ def other_value(value: float) -> float:
     return value * 1.5 + 0.25
 
 
+def other_values(value: Any, function: Any, name: str | None, strings: int = 4) -> list[Any]:
+    """Other values a program may give the parameter ``name`` of ``function``, now ``value``: an int at the
+    next and the previous value, a bool flipped, a float changed (``other_value``), a string at up to
+    ``strings`` other strings (``string_values``; none without a parameter name); nothing for other values."""
+    if type(value) is bool:
+        return [not value]
+    if type(value) is int:
+        return [value + 1, value - 1]
+    if type(value) is float:
+        return [other_value(value)]
+    if type(value) is str and name is not None:
+        return string_values(function, name, value, strings)
+    return []
+
+
 # Strings torch's own functions take as options (reduction, approximate, mode, padding_mode, nonlinearity, ...):
 # tried where a reference passes a string argument on to torch (red team, 2026-12-03: F.mse_loss(reduction=r))
 TORCH_STRING_OPTIONS = ("sum", "none", "mean", "batchmean", "tanh", "max", "min", "avg", "prod", "nearest",

@@ -1271,22 +1271,16 @@ class Judging:
     @staticmethod
     def _other_arguments(task: Any, args: list[Any]) -> list[tuple[int, Any]]:
         """Constructor arguments besides ints, each once at another value (red team, 2026-12-03: a dropout
-        probability, a padding mode or a keepdim flag hard-coded): bools flipped, floats changed
-        (``trials.other_value``), strings at the first other string of ``trials.string_values`` (read from
-        the reference's __init__ and module); OTHER_CONSTRUCTOR_TRIALS at most."""
+        probability, a padding mode or a keepdim flag hard-coded): bools flipped, floats changed, strings at
+        the first other string read from the reference's __init__ and module (``trials.other_values``);
+        OTHER_CONSTRUCTOR_TRIALS at most."""
         init = getattr(getattr(task, "model_class", None), "__init__", None)
         try:
             names = [p.name for p in inspect.signature(init).parameters.values()][1:]
         except (TypeError, ValueError):
             names = []
-        changes: list[tuple[int, Any]] = []
-        for i, a in enumerate(args):
-            if type(a) is bool:
-                changes.append((i, not a))
-            elif type(a) is float:
-                changes.append((i, ood.other_value(a)))
-            elif type(a) is str and i < len(names):
-                changes += [(i, v) for v in ood.string_values(init, names[i], a, at_most=1)]
+        changes = [(i, v) for i, a in enumerate(args) if type(a) is not int
+                   for v in ood.other_values(a, init, names[i] if i < len(names) else None, strings=1)]
         return changes[:OTHER_CONSTRUCTOR_TRIALS]
 
     def built_with(self, task: Any, model_new: type, args: list[Any], training: bool,
@@ -1384,9 +1378,9 @@ class Judging:
             params = []
         calls = []
         for i, x in enumerate(values):
-            news = [x + 1, x - 1] if type(x) is int else [not x] if type(x) is bool else \
-                ood.string_values(reference.forward, params[i].name, x) if type(x) is str and i < len(params) \
-                else []
+            news = [] if type(x) is float else \
+                ood.other_values(x, reference.forward, params[i].name if i < len(params) else None)
+            # (float arguments are changed together in float_settings' trial)
             calls += [(f"settings trial (argument {i}: {x!r} -> {new!r})", values[:i] + [new] + values[i + 1:])
                       for new in news]
         positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -1395,9 +1389,7 @@ class Judging:
             if any(q.kind not in positional or q.default is inspect.Parameter.empty for q in between):
                 break
             default = params[index].default
-            news = [ood.other_value(default)] if type(default) is float else \
-                [default + 1, default - 1] if type(default) is int else [not default] if type(default) is bool else \
-                ood.string_values(reference.forward, params[index].name, default) if type(default) is str else []
+            news = ood.other_values(default, reference.forward, params[index].name)
             calls += [(f"settings trial ({params[index].name} = {new!r}, its default {default!r})",
                        list(values) + [q.default for q in between[:-1]] + [new]) for new in news]
         details = []

@@ -376,3 +376,16 @@ def test_a_pickled_copy_goes_through_pickle_but_shares_the_weights():
     model.hook = lambda y: y                                            # what torch.save(model) refuses
     with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
         trials.pickled_copy(model)
+
+
+def test_other_values_of_a_parameter_by_its_kind():
+    class Pool(torch.nn.Module):
+        def forward(self, x, mode: str = "avg"):
+            return x.amax(-1) if mode == "max" else x.mean(-1)
+
+    forward = Pool().forward
+    assert trials.other_values(3, forward, "n") == [4, 2]
+    assert trials.other_values(True, forward, "flag") == [False]
+    assert trials.other_values(2.0, forward, "t") == [trials.other_value(2.0)]
+    assert trials.other_values("avg", forward, "mode", strings=1) == ["max"]
+    assert trials.other_values("avg", forward, None) == [] and trials.other_values(None, forward, "x") == []
