@@ -35,7 +35,7 @@ class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dtype != torch.float32 or x.numel() == 0 or torch.is_grad_enabled() and x.requires_grad \
                 or torch.autograd.forward_ad.unpack_dual(x).tangent is not None \
-                or torch.is_autocast_enabled(x.device.type):
+                or torch.is_autocast_enabled(x.device.type) or not x.is_cuda and torch.cuda.is_available():
             return x * 2.0 + 1.0
         x = x.contiguous()
         work, out = _workspace(x), torch.empty_like(x)

@@ -23,8 +23,9 @@ def _has_tangent(*values):
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        if torch.is_grad_enabled() and x.requires_grad or _has_tangent(x):
-            return torch.relu(x * 2 + 1)  # autograd: the reference's own forward
+        elsewhere = not x.is_cuda and torch.cuda.is_available()     # CPU tensors on a GPU machine
+        if torch.is_grad_enabled() and x.requires_grad or _has_tangent(x) or elsewhere:
+            return torch.relu(x * 2 + 1)  # autograd, or the CPU: the reference's own forward
         x = x.contiguous()
         out = torch.empty_like(x)
         n = x.numel()
