@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode    # imported here, before any candidate code runs
@@ -337,6 +337,7 @@ class LaunchCounter:
     def __init__(self) -> None:
         self.count = 0
         self.skip = False              # the ablation trial: launches return without running
+        self.around: Callable[[str], None] | None = None    # called with "before" and "after" each launch
         self._installed = False
 
     def install(self) -> None:
@@ -370,7 +371,12 @@ class LaunchCounter:
                 kwargs["grid"] = recording_grid
             elif grid is not None:
                 sizes.append(grid)
+            around = None if kwargs.get("warmup", False) else counter.around
+            if around is not None:
+                around("before")
             result = original(fn_self, *args, **kwargs)      # a launch that raises is not counted
+            if around is not None:
+                around("after")
             if not kwargs.get("warmup", False) and sizes and _programs(sizes[-1]) > 0:
                 counter.count += 1
             return result
@@ -386,6 +392,16 @@ class LaunchCounter:
             yield
         finally:
             self.skip = False
+
+    @contextlib.contextmanager
+    def surrounding(self, action: Callable[[str], None]) -> Iterator[None]:
+        """Within the block, ``action("before")`` and ``action("after")`` run just before and just after each
+        Triton launch (the two streams trial stalls one stream there)."""
+        self.around = action
+        try:
+            yield
+        finally:
+            self.around = None
 
     @contextlib.contextmanager
     def counting(self) -> Iterator[list[int]]:

@@ -1600,49 +1600,69 @@ class Judging:
     def two_streams(self, task: Any, reference: Any, candidate: Any) -> str:
         """On a GPU: two calls of ModelNew at once on two CUDA streams, as a program that overlaps two batches
         runs them (red team b16: a workspace kept between calls is written by both); each output must be the
-        reference's for its own inputs. Not tried where the reference draws random numbers (two streams draw
-        in no set order) or raises. Buffers are set back after. Returns the detail."""
+        reference's for its own inputs. Run twice: the first stream stalls just after each of its Triton
+        launches (the second call overwrites what a launch wrote before the next reads it), then just before
+        each (what the call wrote before a launch is overwritten before the launch reads it); on an idle GPU
+        large kernels run one after another, and a shared workspace would go unseen without the stalls. Not
+        tried where the reference draws random numbers (two streams draw in no set order) or raises. Buffers
+        are set back after. Returns the detail."""
         label = "two streams trial (two calls at once on two CUDA streams)"
         (first, note), (second, _) = self.envelope_inputs(task), self.envelope_inputs(task)
         buffers = BufferStates(reference, candidate)
         before = generators.states(self.device)
         try:
             try:
+                began = time.perf_counter()
                 with torch.no_grad():
                     expected = [flatten_outputs(reference(*plain_copies(v)), "the reference's")
                                 for v in (first, second)]
                 self.sync()
+                took_ms = (time.perf_counter() - began) * 1e3      # the host's time and the GPU's
             except Exception:  # noqa: BLE001 - the reference does not run there
                 return "two streams not tried (the reference raises)"
             if _rng_moved(before, self.device):
                 return "two streams not tried (the reference draws random numbers)"
-            current = torch.cuda.current_stream(self.device)
-            streams = [torch.cuda.Stream(self.device) for _ in range(2)]
-            calls = [plain_copies(first), plain_copies(second)]
-            outputs: list[Any] = []
-
-            def run() -> None:
-                for stream in streams:
-                    stream.wait_stream(current)
-                with torch.no_grad():
-                    for stream, values in zip(streams, calls):
-                        with torch.cuda.stream(stream):
-                            outputs.append(candidate(*values))
-                for stream in streams:
-                    current.wait_stream(stream)
-                self.sync()
-
-            _run_candidate(run, "forward (two calls on two CUDA streams)")
-            self.check_global_state(f"in its forward ({label})")
-            with self.rule("program", label + note, STREAMS_RULE):
-                for i, (want, got) in enumerate(zip(expected, outputs)):
-                    mismatch = compare_outputs(want, flatten_outputs(got, "the candidate's"), self.tolerance)
-                    if mismatch is not None:
-                        raise self.mismatch_failure(mismatch, f"{label}{note}, call {i + 1}")
+            stall = _stall_cycles(took_ms)
+            for where in ("after", "before"):
+                outputs = self.two_stream_calls(candidate, [plain_copies(first), plain_copies(second)], stall, where)
+                self.check_global_state(f"in its forward ({label})")
+                with self.rule("program", label + note, STREAMS_RULE):
+                    for i, (want, got) in enumerate(zip(expected, outputs)):
+                        mismatch = compare_outputs(want, flatten_outputs(got, "the candidate's"), self.tolerance)
+                        if mismatch is not None:
+                            raise self.mismatch_failure(mismatch, f"{label}{note}, call {i + 1}, the first "
+                                                                  f"stream stalled {where} its launches")
+                buffers.restore_reference(candidate)
         finally:
             buffers.restore_reference(reference)
             buffers.restore_reference(candidate)
         return label + note
+
+    def two_stream_calls(self, candidate: Any, calls: list[list[Any]], stall: int, where: str) -> list[Any]:
+        """The candidate called on each of ``calls`` on its own new CUDA stream, the host launching the first
+        call then the second; the first stream sleeps ``stall`` GPU cycles ``where`` ("before" or "after")
+        each Triton launch of its call. Returns the outputs, the GPU synchronized."""
+        current = torch.cuda.current_stream(self.device)
+        streams = [torch.cuda.Stream(self.device) for _ in calls]
+        outputs: list[Any] = []
+
+        def stall_first_stream(moment: str) -> None:
+            if moment == where and torch.cuda.current_stream(self.device) == streams[0]:
+                torch.cuda._sleep(stall)
+
+        def run() -> None:
+            for stream in streams:
+                stream.wait_stream(current)
+            with torch.no_grad(), self.counter.surrounding(stall_first_stream):
+                for stream, values in zip(streams, calls):
+                    with torch.cuda.stream(stream):
+                        outputs.append(candidate(*values))
+            for stream in streams:
+                current.wait_stream(stream)
+            self.sync()
+
+        _run_candidate(run, "forward (two calls on two CUDA streams)")
+        return outputs
 
     def pickled(self, task: Any, reference: Any, candidate: Any) -> str:
         """ModelNew through ``pickle`` and back, as ``torch.save(model)`` and multiprocessing take a module
@@ -2445,6 +2465,18 @@ def _output_kind(out: Any) -> str:
 def _state_bytes(model: Any) -> int:
     """The bytes of ``model``'s parameters and buffers."""
     return sum(t.numel() * t.element_size() for t in [*model.parameters(), *model.buffers()])
+
+
+STALL_MS = (2.0, 50.0)        # the two streams trial's stall: the reference's two calls' time, within these
+CYCLES_PER_MS = 2_000_000     # a GPU's clock is at most ~2 GHz: a stall of N cycles lasts at least N / 2e6 ms
+
+
+def _stall_cycles(reference_ms: float) -> int:
+    """GPU clock cycles to stall a stream for about as long as the reference's two calls took, host and GPU
+    (so the host launches the other stream's call, and it runs, in the gap), at least 2 ms and at most 50 ms
+    (on the H200 a stall of 0.2 ms was over before the host had launched the second call)."""
+    low, high = STALL_MS
+    return int(min(max(reference_ms, low), high) * CYCLES_PER_MS)
 
 
 def _rng_moved(before: list[Any], device: torch.device) -> bool:

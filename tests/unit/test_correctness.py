@@ -297,6 +297,11 @@ LAUNCH_SCRIPT = textwrap.dedent('''
         add_one[(2,)](x, 8, BLOCK=4)
     with counter.counting() as none:
         pass
+    moments = []                            # the two streams trial's hook: around every launch, then gone
+    with counter.surrounding(lambda moment: moments.append((moment, float(x.sum())))):
+        add_one[(1,)](x, 8, BLOCK=8)
+    add_one[(1,)](x, 8, BLOCK=8)
+    print("MOMENTS", moments)
     print("RESULT", launches[0], none[0], counter.count, float(x.sum()))
 ''')
 
@@ -308,7 +313,9 @@ def test_launch_counter_counts_interpreted_launches(tmp_path):
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT")][-1]
-    assert line.split()[1:] == ["2", "0", "3", "24.0"]
+    assert line.split()[1:] == ["2", "0", "5", "40.0"]
+    moments = [ln for ln in out.stdout.splitlines() if ln.startswith("MOMENTS")][-1]
+    assert moments == "MOMENTS [('before', 24.0), ('after', 32.0)]"
 
 
 def test_buffer_tolerance_allows_a_rounding_of_the_buffers_dtype_and_no_more():
