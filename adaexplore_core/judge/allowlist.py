@@ -198,7 +198,7 @@ TORCH_FUNCTIONAL = _names("""
 """)
 # For backward kernels: class F(torch.autograd.Function) with static forward/backward; forward_ad for its one
 # read-only query (whether an input carries a forward-mode tangent: a patch then falls back).
-TORCH_AUTOGRAD = _names("Function forward_ad")
+TORCH_AUTOGRAD = _names("Function forward_ad grad")   # grad: a backward with grad mode on, in torch
 TORCH_FORWARD_AD = _names("unpack_dual")
 
 # --- triton ------------------------------------------------------------------------------------------------
@@ -315,8 +315,9 @@ MODULE_HINTS = {
     "torch.nn": "use the torch.nn layer classes, Module/ModuleList/ModuleDict/Sequential and Parameter",
     "torch.cuda": "only device queries (is_available, device_count, current_device, get_device_properties, "
                   "...) and synchronize are allowed",
-    "torch.autograd": "only torch.autograd.Function (for a backward kernel) and torch.autograd.forward_ad.unpack_dual "
-                      "(to fall back on forward-mode AD) are allowed",
+    "torch.autograd": "only torch.autograd.Function (for a backward kernel), torch.autograd.grad (a backward that "
+                      "is itself differentiable) and torch.autograd.forward_ad.unpack_dual (to fall back on "
+                      "forward-mode AD) are allowed",
     "torch.autograd.forward_ad": "only unpack_dual is allowed (read a tangent: fall back when there is one)",
     "triton": "use triton.jit, triton.autotune, triton.heuristics, triton.Config, triton.cdiv, "
               "triton.next_power_of_2 and triton.language",

@@ -9,8 +9,8 @@ model that wrote the candidate.
 Rules:
 
 - Imports. Only the modules in ``allowlist.MODULES`` (torch, torch.nn, torch.nn.functional, torch.nn.init,
-  torch.cuda, torch.fft, torch.linalg, torch.special, torch.functional, torch.autograd (its Function) and
-  torch.autograd.forward_ad (its unpack_dual), triton, triton.language and its math / extra.libdevice /
+  torch.cuda, torch.fft, torch.linalg, torch.special, torch.functional, torch.autograd (its Function and
+  grad) and torch.autograd.forward_ad (its unpack_dual), triton, triton.language and its math / extra.libdevice /
   target_info, math, typing, operator, itertools, __future__), and ``from M import x`` only for x on M's
   list. Dropped: numpy (savetxt / load / memmap / ctypeslib write and map files, and a candidate needs no
   arrays besides tensors), functools

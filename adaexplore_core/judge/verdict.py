@@ -104,7 +104,8 @@ class Verdict:
     log_tail: str = ""
     # The calls the candidate was validated for besides get_inputs': "declared" (its ENVELOPE literal or None),
     # "shapes_validated" ([{"label", "shapes", "triton"}]), "shapes_skipped" ([{"label", "why"}]),
-    # "shapes_timed" (get_inputs' tensor shapes), "gradients" ("matched" / "not differentiable"), "dtypes",
+    # "shapes_timed" (get_inputs' tensor shapes), "gradients" ("matched" / "not differentiable"), "backward"
+    # ("triton" where the candidate's backward launched Triton kernels, else "fallback"), "dtypes",
     # "modes" and "devices" (those tried, by name). Only "declared" when judging stopped before these trials;
     # empty when no worker answered (the guard, a timeout, a crash).
     envelope: dict[str, Any] = field(default_factory=dict)

@@ -449,6 +449,7 @@ class Judging:
         self.trials_done = 0
         self.last_launches = 0            # Triton launches in the last trial's forward that had to launch
         self.trial_launches = 0           # ...and in the last trial's forward, whichever it was
+        self.backward_launches = 0        # Triton launches in the candidate's backward passes of the gradient trials
         self.last_inputs: list[Any] = []  # the last normal trial's inputs, untouched (a base set for timing)
         self.updated_buffers: set[str] = set()   # reference buffers its forward changes (running statistics)
         self.reference_indexes = False    # on a GPU: its forward indexes memory by tensor values (indexing.py)
@@ -1803,6 +1804,8 @@ class Judging:
                 break
             details.append(f"{label}: {detail}" if detail else f"{label}: not tried (not differentiable there)")
         self.envelope["gradients"] = "matched" if details else "not differentiable"
+        if details:        # whether the gradients came from Triton kernels or the original forward's autograd
+            self.envelope["backward"] = "triton" if self.backward_launches else "fallback"
         self.pass_check("gradients", ("; ".join(details) if details else
                                       "not tried: the reference is not differentiable (no output requires grad, "
                                       "or it raises with autograd on)") + note)
@@ -2002,7 +2005,10 @@ class Judging:
                                 f"The candidate's {which} does not require grad where the reference's does: "
                                 f"{GRADIENTS_RULE}")
             try:
-                _run_candidate(lambda: ood.backward(cand_out, grads, how, ood.leaves(candidate, cand_in)), "backward")
+                with self.counter.counting() as launched:
+                    _run_candidate(lambda: ood.backward(cand_out, grads, how, ood.leaves(candidate, cand_in)),
+                                   "backward")
+                self.backward_launches += launched[0]
             except Failed as f:
                 if not isinstance(f.__cause__, ood.GradWritten):
                     raise

@@ -50,7 +50,8 @@ def summary(envelope: dict[str, Any]) -> str:
     dtypes = sorted({str(s.get("dtype", "")).replace("torch.", "") for s in specs if s.get("dtype")})
     modes = "eval" if envelope.get("eval_only") else "train" if envelope.get("train_only") else "train and eval"
     devices = "/".join(envelope.get("device_types", [])) or "any device"
-    return (f"Triton path: {devices} {'/'.join(dtypes) or 'tensor'} inputs {shapes}, {modes}, no autograd; "
+    grads = "autograd through Triton backward kernels" if envelope.get("autograd") is True else "no autograd"
+    return (f"Triton path: {devices} {'/'.join(dtypes) or 'tensor'} inputs {shapes}, {modes}, {grads}; "
             "every other call runs the original forward.")
 
 
@@ -74,5 +75,6 @@ def validated(envelope: dict[str, Any] | None) -> list[str]:
     if tried:
         lines.append("Matched the original with " + "; ".join(tried))
     if envelope.get("gradients"):
-        lines.append(f"Gradients: {envelope['gradients']}")
+        how = {"triton": " (Triton backward kernels)", "fallback": " (through the original forward)"}
+        lines.append(f"Gradients: {envelope['gradients']}{how.get(envelope.get('backward'), '')}")
     return lines

@@ -301,11 +301,11 @@ def test_a_replaced_parameter_is_seen(tmp_path):
     assert pair.triton_calls == 1
     pair.set("scale", nn.Parameter(torch.linspace(0.5, 1.5, 5)))   # re-initialised, trained again
     ref, cand = pair.both(x)
-    assert cand.requires_grad, "the replaced parameter requires grad: the original forward runs"
+    assert cand.requires_grad, "the replaced parameter requires grad: its backward kernels or the original forward"
     ref.pow(2).mean().backward()
     cand.pow(2).mean().backward()
     assert_same(pair.reference.scale.grad, pair.candidate.scale.grad, "gradient of the new scale")
-    assert pair.triton_calls == 1
+    assert pair.triton_calls == (2 if pair.candidate.ENVELOPE["autograd"] else 1)
     pair.set("scale", nn.Parameter(torch.ones(5, dtype=torch.float64), requires_grad=False))
     check_call(pair, False, "a float64 scale", x)
 

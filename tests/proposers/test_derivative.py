@@ -23,6 +23,7 @@ def positive(g: torch.Generator) -> torch.Tensor:
 
 UNARY = {   # name: (torch function, inputs, params)
     "identity": (lambda x: x * 1.0, spread, {}),
+    "cast": (lambda x: x.to(torch.float32).to(torch.float64), spread, {}),
     "neg": (torch.neg, spread, {}),
     "relu": (torch.relu, spread, {}),
     "relu6": (F.relu6, spread, {}),

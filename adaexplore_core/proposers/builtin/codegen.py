@@ -21,15 +21,15 @@ from torch import fx
 from ...schema import envelope as envelope_text
 from ..base import ProposalError
 from .capture import Captured, reference_class_node
-from . import envelope
+from . import backward, envelope
 from .batchnorm import batch_norm_stats_kernel
 from .gemm import gemm_kernel
 from .loss import loss_kernel
 from .plan import Kernel, Plan, has_gather, is_number, self_path, tensor_meta
-from .pointwise import LAYOUT_HELPERS, RESHAPE_HELPER, pointwise_kernel
+from .pointwise import LAYOUT_HELPERS, RESHAPE_HELPER, pointwise_body, pointwise_kernel
 from .pool import pool_kernel
 from .reduction import reduction_kernel
-from .text import render
+from .text import render, shape_of
 
 DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
                  "reduction": {"BLOCK_SIZE": 2048, "num_warps": 8, "TILE": 4096},
@@ -88,6 +88,25 @@ class SourceWriter:
         self.device_type = device_type
         self.kernel_sources: list[str] = []
         self.needs_operator = False
+        self.methods: list[str] = []          # more methods of ModelNew (the kernels' ops in torch)
+        self.autograd = self.backward_methods() is not None
+
+    def backward_methods(self) -> list[str] | None:
+        """Every kernel has a backward kernel: the torch form of each (for a backward with grad mode on),
+        kept in ``self.methods``; None where one has none (autograd then runs the original forward)."""
+        if not self.plan.kernels or any(backward.no_backward_reason(k, self.plan) for k in self.plan.kernels):
+            return None
+        methods = []
+        for k in self.plan.kernels:
+            try:
+                lines = [line for n in k.nodes if (line := self.torch_line(n))]
+                tensors = pointwise_body(k.nodes, k.inputs, k.split_bias, tuple(shape_of(k.outputs[0])),
+                                         self.plan).tensors
+            except ProposalError:            # an op with no public torch name (a folded batch norm)
+                return None
+            methods.append(backward.recompute_method(k, tensors, lines))
+        self.methods = methods
+        return methods
 
     # forward
     def forward_lines(self) -> list[str]:
@@ -146,6 +165,12 @@ class SourceWriter:
         knobs = {**DEFAULT_KNOBS[kernel.kind], **self.knobs.get(kernel.index, {})}
         if kernel.kind == "pointwise":
             source, args = pointwise_kernel(kernel, self.plan, knobs)
+            if self.autograd:                 # the Function's forward and backward kernels
+                source += "\n\n\n" + backward.backward_kernel(kernel, self.plan, knobs) + "\n\n\n" + \
+                    backward.autograd_function(kernel, len(args))
+                self.kernel_sources.append(source)
+                targets = ", ".join(n.name for n in kernel.outputs)
+                return f"{targets} = {kernel.name}_call(self._{kernel.name}_torch, {', '.join(args)})"
         elif kernel.kind == "gemm":
             source, args = gemm_kernel(kernel, self.plan, knobs, self.captured.modules)
         elif kernel.kind == "loss":
@@ -167,13 +192,14 @@ class SourceWriter:
         params = ", ".join(["self"] + [p.name + (f"={render(p.args[0])}" if p.args else "") for p in placeholders])
         names = ", ".join(p.name for p in placeholders)
         self.envelope = envelope.build(self.captured, self.device_type, placeholders)
+        self.envelope["autograd"] = self.autograd
         traced = "".join(_as_traced(name, value) for name, value in self.captured.specialized.items())
         dispatch_src = (f"def forward({params}):\n"
                         f"    if self._in_envelope([{names}]){traced}:\n"
                         f"        return self._triton_forward({names})\n"
                         f"    return self._reference_forward({names})")
         triton_src = f"def _triton_forward({params}):\n" + textwrap.indent("\n".join(forward), "    ")
-        imports, body = self.module_without_reference(dispatch_src + "\n\n" + triton_src)
+        imports, body = self.module_without_reference("\n\n".join([dispatch_src, triton_src] + self.methods))
         future = [line for line in imports if line.startswith("from __future__ ")]   # must come first
         header = future + ["import torch", "import triton", "import triton.language as tl"]
         if self.needs_operator:
@@ -181,6 +207,8 @@ class SourceWriter:
         header += [line for line in imports if line not in header]
         if any(has_gather(k, self.plan.ops) for k in self.plan.kernels):
             self.kernel_sources.insert(0, RESHAPE_HELPER.strip())
+        if self.autograd:
+            self.kernel_sources.insert(0, backward.RECOMPUTE_HELPER.strip())
         if any(k.kind == "pointwise" or (k.kind in ("reduction", "pool") and len(k.nodes) > 1)
                for k in self.plan.kernels):
             self.kernel_sources.insert(0, LAYOUT_HELPERS.strip())

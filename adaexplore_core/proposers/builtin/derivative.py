@@ -88,6 +88,7 @@ def _batch_norm(g: Any, y: Any, v: Any, m: Any, var: Any, w: Any, b: Any, eps: f
 
 DERIVATIVES: dict[str, Callable[..., Grads]] = {
     "identity": lambda g, y, x: (g,),
+    "cast": lambda g, y, x: (g,),      # a kernel computes in float32: the gradient is rounded where stored
     "neg": lambda g, y, x: (-g,),
     "relu": lambda g, y, x: (_zero_where(x <= 0, g),),
     "relu6": lambda g, y, x: _hardtanh(g, y, x, 0.0, 6.0),

@@ -143,7 +143,7 @@ def _in_envelope(self, args):
             return False
         if (value.is_cuda if device == 'cuda' else value.device.type == device) is False:
             return False
-        if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad):
+        if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad and not envelope['autograd']):
             return False
         if torch.autograd.forward_ad.unpack_dual(value).tangent is not None:     # forward-mode AD (jvp)
             return False
@@ -185,7 +185,7 @@ def _in_envelope(self, args):
             return False
     dtypes, devices = set(), set()
     for t in parameters + buffers:
-        if grad and t.requires_grad:
+        if grad and t.requires_grad and not envelope['autograd']:     # else the kernels' backward
             return False
         dtypes.add(t.dtype)
         devices.add(t.device)

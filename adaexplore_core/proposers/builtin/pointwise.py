@@ -265,16 +265,15 @@ def pointwise_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple
     launcher += pointwise_inputs_prep(pw, rank, device, keep_layout=True)
     launcher.append("    inner = inner_sizes(shape, order)")
     outs = [f"out{i}" for i in range(len(kernel.outputs))]
-    for o, n in zip(outs, kernel.outputs):
-        launcher.append(f"    {o} = torch.empty([shape[d] for d in order], device={device}, "
+    for o, n in zip(outs, kernel.outputs):       # laid out in the walk order: dim d's stride is inner[d]
+        launcher.append(f"    {o} = torch.empty_strided(shape, inner, device={device}, "
                         f"dtype={tensor_meta(n).dtype})")
     call_args = a + outs + ["out0.numel()"] + pw.index_args()
-    inverse = "[order.index(d) for d in range(len(order))]"
     launcher += [
         f"    grid = (triton.cdiv(out0.numel(), {knobs['BLOCK_SIZE']}),)",
         f"    {name}_kernel[grid]({', '.join(call_args)}, BLOCK_SIZE={knobs['BLOCK_SIZE']}, "
         f"num_warps={knobs['num_warps']})",
-        f"    return {', '.join(o + '.permute(' + inverse + ')' for o in outs)}",
+        f"    return {', '.join(outs)}",
     ]
     sizes = [render(plan.ops[reshape].extra["gather"])] if reshape is not None else []
     return kernel_src + "\n\n" + "\n".join(launcher), [t[1] for t in tensors] + sizes
