@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 SCALE = 50.0
+SMALL_SCALE = 0.01     # inputs scaled down: an eps outside the square root shows (red team, 2026-12-03)
 
 
 class Draws:
@@ -146,21 +147,40 @@ def _is_statistic(name: str) -> bool:
     return name.startswith("running_")        # batch norm's running_var starts at all ones
 
 
+def map_tensors(value: Any, fn: Any) -> Any:
+    """``value`` with ``fn`` applied to each tensor in it, inside lists, tuples and dicts too (a forward that
+    takes a list of tensors; red team, 2026-12-03: the trials saw only top-level tensors)."""
+    if isinstance(value, torch.Tensor):
+        return fn(value)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(map_tensors(v, fn) for v in value)
+    if isinstance(value, dict):
+        return {k: map_tensors(v, fn) for k, v in value.items()}
+    return value
+
+
+def tensors_in(value: Any) -> list[torch.Tensor]:
+    """The tensors in ``value`` (see ``map_tensors``), in order."""
+    found: list[torch.Tensor] = []
+    map_tensors(value, lambda x: found.append(x) or x)
+    return found
+
+
 def _map_floats(inputs: list[Any], fn: Any) -> list[Any]:
-    return [fn(x) if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+    return [map_tensors(x, lambda t: fn(t) if t.is_floating_point() else t) for x in inputs]
 
 
 def has_floats(inputs: list[Any]) -> bool:
-    return any(isinstance(x, torch.Tensor) and x.is_floating_point() for x in inputs)
+    return any(x.is_floating_point() for x in tensors_in(inputs))
 
 
 def has_masks(inputs: list[Any]) -> bool:
     return any(isinstance(x, torch.Tensor) and x.dtype == torch.bool for x in inputs)
 
 
-def scaled(inputs: list[Any]) -> list[Any]:
-    """Floating inputs times 50."""
-    return _map_floats(inputs, lambda x: x * SCALE)
+def scaled(inputs: list[Any], factor: float = SCALE) -> list[Any]:
+    """Floating inputs times ``factor`` (50: large values; SMALL_SCALE: activations of a small scale)."""
+    return _map_floats(inputs, lambda x: x * factor)
 
 
 def shift_of(inputs: list[Any]) -> float:
@@ -274,12 +294,11 @@ def changed_in_place(module: torch.nn.Module, seed: int, pattern: str) -> int:
 
 
 def float_settings(module: torch.nn.Module) -> list[tuple[str, str, float]]:
-    """(module path, attribute, value) of the plain float attributes of every submodule but dropouts (a
-    temperature, an eps, a negative slope): a program may set them, and a patch must follow."""
+    """(module path, attribute, value) of the plain float attributes of every submodule (a temperature, an
+    eps, a negative slope, a dropout's p: a trainer's schedule sets it; red team, 2026-12-03): a program may
+    set them, and a patch must follow."""
     found = []
     for path, owner in modules_of(module):
-        if isinstance(owner, torch.nn.modules.dropout._DropoutNd):
-            continue
         for name, value in vars(owner).items():
             if not name.startswith("_") and type(value) is float:
                 found.append((path, name, value))
@@ -293,14 +312,17 @@ def other_value(value: float) -> float:
 
 def other_values(value: Any, function: Any, name: str | None, strings: int = 4) -> list[Any]:
     """Other values a program may give the parameter ``name`` of ``function``, now ``value``: an int at the
-    next and the previous value, a bool flipped, a float changed (``other_value``), a string at up to
-    ``strings`` other strings (``string_values``; none without a parameter name); nothing for other values."""
+    next and the previous value and at twice itself plus one (a block that covers the size and a little
+    more passes +-1), a bool flipped, a float changed (``other_value``) and negated (red team, 2026-12-03:
+    ``scale * amax(x)`` for ``amax(x * scale)``), a string at every other option ``function`` compares it
+    with and up to ``strings`` more (``string_values``; none without a parameter name); nothing for other
+    values."""
     if type(value) is bool:
         return [not value]
     if type(value) is int:
-        return [value + 1, value - 1]
+        return [value + 1, value - 1] + ([2 * value + 1] if value > 1 else [])
     if type(value) is float:
-        return [other_value(value)]
+        return [other_value(value)] + ([-value] if value != 0 else [])
     if type(value) is str and name is not None:
         return string_values(function, name, value, strings)
     return []
@@ -320,7 +342,9 @@ def string_values(function: Any, name: str, current: str, at_most: int = 4) -> l
     ``function`` compares it with (``reduction == "sum"``, ``mode in (...)``, ``reduction.lower() == ...``,
     ``match reduction: case "sum"``), then the other identifier-like strings of its module (a dict keyed by
     the options, a helper that compares them; red team, 2026-12-03), then torch's own option strings (a
-    reference that passes it on to torch). Values the reference refuses are skipped by the trials."""
+    reference that passes it on to torch). Every compared option is returned (red team, 2026-12-03: a
+    fifth and a third option), the others up to ``at_most``. Values the reference refuses are skipped by
+    the trials."""
     found: list[str] = []
 
     def add(value: Any) -> None:
@@ -340,6 +364,7 @@ def string_values(function: Any, name: str, current: str, at_most: int = 4) -> l
                 for pattern in ast.walk(case.pattern):
                     if isinstance(pattern, ast.MatchValue) and isinstance(pattern.value, ast.Constant):
                         add(pattern.value.value)
+    compared = len(found)
     module = inspect.getmodule(function)
     for node in ast.walk(_parsed(module) if module is not None else ast.Module(body=[], type_ignores=[])):
         if isinstance(node, ast.Expr):                  # docstrings and bare strings are not options
@@ -349,7 +374,7 @@ def string_values(function: Any, name: str, current: str, at_most: int = 4) -> l
                 add(child.value)
     for option in TORCH_STRING_OPTIONS:
         add(option)
-    return found[:at_most]
+    return found[:max(compared, at_most)]
 
 
 def _parsed(source_of: Any) -> ast.AST:
@@ -410,11 +435,10 @@ def state_tensors(module: torch.nn.Module) -> list[tuple[str, torch.Tensor]]:
 
 
 def refill(inputs: list[Any], new_values: list[Any]) -> None:
-    """Copy ``new_values`` into ``inputs`` in place (same tensor objects, same memory)."""
+    """Copy ``new_values`` into ``inputs`` in place (same tensor objects, same memory; inside lists too)."""
     with torch.no_grad():
-        for x, v in zip(inputs, new_values):
-            if isinstance(x, torch.Tensor):
-                x.copy_(v)
+        for x, v in zip(tensors_in(inputs), tensors_in(new_values)):
+            x.copy_(v)
 
 
 def few_elements_changed(inputs: list[Any], seed: int, swapped: bool = False) -> list[Any]:

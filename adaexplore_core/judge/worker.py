@@ -88,9 +88,9 @@ CONSTRUCTOR_RULE = ("ModelNew must work for every constructor argument the origi
 CONSTRUCTOR_TRIALS = 4      # constructor trials at most (int arguments of get_init_inputs, each +1, then -1;
                             # every int argument at +1 at least)
 OTHER_CONSTRUCTOR_TRIALS = 4   # and of its bool, float and string arguments, each once
+HOOKED_ALONE = 8           # hooks trials of one submodule each (the first and the last); then every one at once
 PICKLE_RULE = ("ModelNew must survive pickle (torch.save(model), multiprocessing): keep no lambdas, "
                "generators, locks or kernel handles in its attributes, and compute the same after loading")
-DOUBLED_TRIALS = 2         # and at twice an int argument plus one, for a reference of at most:
 DOUBLED_TRIAL_BYTES = 64 << 20     # bytes of parameters and buffers (the doubled one's may be 4x)
 WEIGHTS_RULE = ("ModelNew must read its weights on every call: a program changes them in place between calls (an "
                 "optimizer step, an EMA update, pruning), in train and in eval mode; never cache them or what is "
@@ -903,7 +903,7 @@ class Judging:
                                         "NaN-filled)")
 
     def out_of_distribution(self, task: Any, reference: Any, candidate: Any) -> None:
-        """Randomised weights, inputs x50, inputs shifted negative, random masks."""
+        """Randomised weights, inputs x50 and x0.01, inputs shifted, tied values, random masks."""
         done, skipped = [], []
         if ood.randomize_state(reference, self.seed()):
             ood.copy_state(reference, candidate)
@@ -919,6 +919,7 @@ class Judging:
             # the -inf trial only where the reference stays finite with it (masked attention scores)
             for label, values, scale, finite in (
                     ("inputs x50 trial", ood.scaled(base), ood.SCALE, False),
+                    (f"inputs x{ood.SMALL_SCALE:g} trial", ood.scaled(base, ood.SMALL_SCALE), ood.SMALL_SCALE, False),
                     ("shifted inputs trial (below zero)", ood.shifted(base), shift, False),
                     ("shifted inputs trial (above zero)", ood.shifted(base, +1.0), shift, False),
                     ("shifted inputs trial (far above zero)", ood.shifted(base, ood.FAR_SHIFT), 1.0, False),
@@ -1230,11 +1231,12 @@ class Judging:
         """Other constructor arguments, as a program builds the class from its own config (red team b3: a
         candidate right only for get_init_inputs' sizes): each int argument of get_init_inputs (not a bool) at
         the next and then the previous value, CONSTRUCTOR_TRIALS at most but every one at the next, then, for a
-        reference of at most DOUBLED_TRIAL_BYTES, each at twice itself plus one, DOUBLED_TRIALS at most (red
-        team c6: a kernel whose one block covers the size and a little more passed +-1), then its bool, float
-        and string arguments (``_other_arguments``); for each, both classes built with them under
-        one seed, the reference's weights loaded into the candidate, both called on get_inputs' inputs in the
-        reference's mode where the reference accepts them (a size the inputs fix is skipped). On a GPU the
+        reference of at most DOUBLED_TRIAL_BYTES, each at twice itself plus one (red team c6: a kernel whose
+        one block covers the size and a little more passed +-1; every one: a third), then its bool, float
+        and string arguments (``_other_arguments``); an int at which the reference refused to be built at
+        every value tried (a group count that must divide a size) is then tried at twice and half itself. For each, both classes
+        built with them under one seed, the reference's weights loaded into the candidate, both called on
+        get_inputs' inputs in the reference's mode where the reference accepts them (a size the inputs fix is skipped). On a GPU the
         pairs are built as a program builds them, on the CPU and then moved (red team c6: the certified
         candidate is, the trials' were not), until one of them has run; the others on the GPU (large weights
         initialised there)."""
@@ -1243,11 +1245,20 @@ class Judging:
         changes = ([(i, a + 1) for i, a in ints] + [(i, a - 1) for i, a in ints if a > 1]
                    )[:max(CONSTRUCTOR_TRIALS, len(ints))]           # every int once (red team: a fifth one)
         if _state_bytes(reference) <= DOUBLED_TRIAL_BYTES:
-            changes += [(i, 2 * a + 1) for i, a in ints if a > 1][:DOUBLED_TRIALS]
+            changes += [(i, 2 * a + 1) for i, a in ints if a > 1]       # every int (red team: a third one)
         changes += self._other_arguments(task, args)
         details = []
         as_program = self.device.type != "cpu"
-        for index, new in changes:
+        built: set[int] = set()              # int arguments at which the reference was built
+        tried_again: set[int] = set()
+        while True:
+            if not changes:           # an int refused at every value tried (a group count that must divide a
+                changes = [(i, v) for i, a in ints if i not in built and i not in tried_again and a > 1
+                           for v in (2 * a, a // 2)]        # size): at twice and half itself (red team, 2026-12-03)
+                tried_again.update(i for i, _ in changes)
+                if not changes:
+                    break
+            index, new = changes.pop(0)
             changed = args[:index] + [new] + args[index + 1:]
             label = f"constructor trial (argument {index}: {args[index]} -> {new}" + \
                 (", built on the CPU, then moved)" if as_program else ")")
@@ -1256,6 +1267,7 @@ class Judging:
             if models is None:
                 details.append(f"{label}: not accepted by the reference (or out of memory)")
                 continue
+            built.add(index)
             if not models:
                 details.append(f"{label}: the reference does not accept get_inputs' inputs there")
                 continue
@@ -1272,17 +1284,20 @@ class Judging:
     @staticmethod
     def _other_arguments(task: Any, args: list[Any]) -> list[tuple[int, Any]]:
         """Constructor arguments besides ints, each once at another value (red team, 2026-12-03: a dropout
-        probability, a padding mode or a keepdim flag hard-coded): bools flipped, floats changed, strings at
-        the first other string read from the reference's __init__ and module (``trials.other_values``);
-        OTHER_CONSTRUCTOR_TRIALS at most."""
+        probability, a padding mode or a keepdim flag hard-coded): bools flipped, floats changed and
+        negated, strings at every option the reference's __init__ compares them with, else the first other
+        string of its module (``trials.other_values``); every argument at its first other value, then the
+        others, 2 x OTHER_CONSTRUCTOR_TRIALS in all at most."""
         init = getattr(getattr(task, "model_class", None), "__init__", None)
         try:
             names = [p.name for p in inspect.signature(init).parameters.values()][1:]
         except (TypeError, ValueError):
             names = []
-        changes = [(i, v) for i, a in enumerate(args) if type(a) is not int
-                   for v in ood.other_values(a, init, names[i] if i < len(names) else None, strings=1)]
-        return changes[:OTHER_CONSTRUCTOR_TRIALS]
+        values = [[(i, v) for v in ood.other_values(a, init, names[i] if i < len(names) else None, strings=1)]
+                  for i, a in enumerate(args) if type(a) is not int]
+        first = [v[0] for v in values if v]                   # every argument once (red team, 2026-12-03: a
+        rest = [x for v in values for x in v[1:]]            # fifth one), then its other values
+        return first + rest[:max(0, OTHER_CONSTRUCTOR_TRIALS * 2 - len(first))]
 
     def built_with(self, task: Any, model_new: type, args: list[Any], training: bool,
                    as_program: bool = False, inputs: list[Any] | None = None) -> tuple[Any, Any] | tuple[()] | None:
@@ -1371,7 +1386,7 @@ class Judging:
         flipped, its string arguments at other strings (``trials.string_values``), and the positional forward
         parameters after them with a float, int, bool or string default, each given another value (the
         defaults of those between passed as they are); each a trial of its own where the reference accepts the
-        value. Returns the trials' details."""
+        value; the calls with a string option again on inputs x50. Returns the trials' details."""
         values, note = self.envelope_inputs(task)
         try:
             params = list(inspect.signature(reference.forward).parameters.values())
@@ -1393,6 +1408,9 @@ class Judging:
             news = ood.other_values(default, reference.forward, params[index].name)
             calls += [(f"settings trial ({params[index].name} = {new!r}, its default {default!r})",
                        list(values) + [q.default for q in between[:-1]] + [new]) for new in news]
+        strings = [(f"{label[:-1]}, inputs x{ood.SCALE:g})", ood.scaled(call)) for label, call in calls
+                   if any(type(x) is str for x in call)]           # an option's own range (red team, 2026-12-03:
+        calls += strings                                          # a naive logsumexp behind a fifth option)
         details = []
         for label, call in calls:
             with self.rule("settings", label + note, SETTINGS_RULE):
@@ -1458,16 +1476,21 @@ class Judging:
         if self.device.type == "cuda":
             details.append(self.two_streams(task, reference, candidate))
         cand_modules = dict(ood.modules_of(candidate))
-        hooked = [n for n, _ in ood.modules_of(reference) if n and n in cand_modules][:3]
-        for name in hooked:
+        shared = [n for n, _ in ood.modules_of(reference) if n and n in cand_modules]
+        alone = shared if len(shared) <= HOOKED_ALONE else \
+            shared[:HOOKED_ALONE // 2] + shared[-(HOOKED_ALONE - HOOKED_ALONE // 2):]      # the first and the last
+        hooked = [[n] for n in alone] + ([shared] if len(shared) > len(alone) else [])     # then the others at once
+        for names in hooked:                  # (red team, 2026-12-03: the hooks of a fourth submodule, the head)
             handles = []
             try:
                 for model in (reference, candidate):
-                    module = ood.submodule_of(model, name)
-                    handles.append(module.register_forward_pre_hook(_halve_inputs))
-                    handles.append(module.register_forward_hook(_scale_output))
+                    for name in names:
+                        module = ood.submodule_of(model, name)
+                        handles.append(module.register_forward_pre_hook(_halve_inputs))
+                        handles.append(module.register_forward_hook(_scale_output))
                 values, note = self.envelope_inputs(task)
-                label = f"hooks trial (a forward pre-hook and hook on {name}){note}"
+                where = names[0] if len(names) == 1 else f"each of the {len(names)} submodules"
+                label = f"hooks trial (a forward pre-hook and hook on {where}){note}"
                 with self.rule("program", label, PROGRAM_RULE):
                     if self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
                                   launch_required=False):
@@ -1501,31 +1524,42 @@ class Judging:
 
     def replaced_submodules(self, task: Any, reference: Any, candidate: Any) -> list[str]:
         """Submodules replaced by new ones of the same kind and shapes with other weights, as a program does
-        (a new head for fine-tuning, a layer swapped for a retrained one; red team b19): up to two submodules
-        that hold parameters, each in a trial of its own, then put back. A patch that kept the old submodule or
+        (a new head for fine-tuning, a layer swapped for a retrained one; red team b19): the first two
+        submodules that hold parameters, each in a trial of its own, then (where there are more) every one at
+        once, then put back. A patch that kept the old submodule or
         its tensors from its constructor computes with the old weights."""
         cand_modules = dict(ood.modules_of(candidate))
         names = [n for n, m in ood.modules_of(reference) if n and n in cand_modules
-                 and any(True for _ in ood.own_tensors(m, "_parameters"))][:2]
+                 and any(True for _ in ood.own_tensors(m, "_parameters"))]
+        leaves = [n for n in names if not any(m.startswith(n + ".") for m in names)]   # no submodule replaced twice
+        groups = [[n] for n in names[:2]] + ([leaves] if len(names) > 2 else [])      # then every one at once
         details = []
-        for name in names:
-            parent_path, _, attr = name.rpartition(".")
-            ref_parent, cand_parent = ood.submodule_of(reference, parent_path), ood.submodule_of(candidate, parent_path)
-            old_ref, old_cand = ref_parent._modules[attr], cand_parent._modules[attr]
-            new = copy.deepcopy(old_ref)
-            ood.randomize_state(new, self.seed())
-            label = f"replaced submodule trial ({name} set to a new {type(new).__name__} with other weights)"
+        for group in groups:                  # (red team, 2026-12-03: a third submodule, the head, kept)
+            slots = []
+            for name in group:
+                parent_path, _, attr = name.rpartition(".")
+                ref_parent = ood.submodule_of(reference, parent_path)
+                cand_parent = ood.submodule_of(candidate, parent_path)
+                slots.append((name, attr, ref_parent, cand_parent, ref_parent._modules[attr],
+                              cand_parent._modules[attr]))
+            what = f"{group[0]} set to a new {type(slots[0][4]).__name__}" if len(group) == 1 else \
+                f"each of the {len(group)} submodules with parameters set to a new one"
+            label = f"replaced submodule trial ({what} with other weights)"
             try:
-                ref_parent._modules[attr] = new
-                cand_new = copy.deepcopy(new)
-                _run_candidate(lambda: setattr(cand_parent, attr, cand_new), f"module's replacement of {name}")
+                for name, attr, ref_parent, cand_parent, old_ref, _ in slots:
+                    new = copy.deepcopy(old_ref)
+                    ood.randomize_state(new, self.seed())
+                    ref_parent._modules[attr] = new
+                    cand_new = copy.deepcopy(new)
+                    _run_candidate(lambda: setattr(cand_parent, attr, cand_new), f"module's replacement of {name}")
                 values, note = self.envelope_inputs(task)
                 with self.rule("program", label + note, REPLACED_RULE):
                     ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False,
                                      skippable=True, launch_required=False)
             finally:
-                ref_parent._modules[attr] = old_ref
-                cand_parent._modules[attr] = old_cand
+                for name, attr, ref_parent, cand_parent, old_ref, old_cand in slots:
+                    ref_parent._modules[attr] = old_ref
+                    cand_parent._modules[attr] = old_cand
             details.append(label if ran else f"{label}: not tried (the reference gives no finite output)")
         return details
 
@@ -1720,12 +1754,12 @@ class Judging:
 
     def fixed_sizes(self, task: Any, reference: Any, candidate: Any) -> None:
         """The dims no size symbol varies, each size changed in every input that has it (another image size,
-        another row length), where the reference accepts it: the patch must follow, by its kernels or its
-        fallback."""
+        another row length) to itself plus 3 and twice itself plus one, where the reference accepts it: the
+        patch must follow, by its kernels or its fallback."""
         example = task.make_inputs(self.seed(), self.device)
         details = []
-        for size in envelopes.fixed_sizes(example):
-            new = size + 3
+        for size, new in [(size, new) for size in envelopes.fixed_sizes(example) for new in (size + 3, 2 * size + 1)]:
+            # (twice plus one: a block that covers the size and a little more passes +3; red team, 2026-12-03)
             if envelopes.tensor_bytes(example) * new > 2 * envelopes.LARGE_BYTES * size:
                 continue
             label = f"fixed-size trial (a dim of {size} -> {new})"
@@ -2556,8 +2590,8 @@ def _same_keys_and_shapes(ref_state: dict[str, Any], cand_state: dict[str, Any])
 
 
 def plain_copies(inputs: list[Any]) -> list[Any]:
-    """A copy of each tensor input (no grad), other inputs as they are."""
-    return [same_layout_copy(x) if isinstance(x, torch.Tensor) else x for x in inputs]
+    """A copy of each tensor input (no grad; inside lists, tuples and dicts too), other inputs as they are."""
+    return [ood.map_tensors(x, same_layout_copy) for x in inputs]
 
 
 def _finite(outputs: list[torch.Tensor]) -> bool:

@@ -246,14 +246,15 @@ def test_changed_in_place_keeps_the_objects_and_changes_a_part():
     assert 0.05 < share < 0.6
 
 
-def test_float_settings_skip_dropouts_and_private_names():
+def test_float_settings_include_a_dropouts_p_and_skip_private_names():
     class M(torch.nn.Module):
         def __init__(self):
             super().__init__()
             self.temperature, self._hidden, self.count = 2.0, 3.0, 4
             self.drop = torch.nn.Dropout(0.1)
             self.act = torch.nn.LeakyReLU(0.2)
-    assert trials.float_settings(M()) == [("", "temperature", 2.0), ("act", "negative_slope", 0.2)]
+    assert trials.float_settings(M()) == [("", "temperature", 2.0), ("drop", "p", 0.1),
+                                          ("act", "negative_slope", 0.2)]    # a schedule sets p (red team)
     assert trials.other_value(0.0) != 0.0 and trials.other_value(2.0) == 3.25
 
 
@@ -321,6 +322,17 @@ def test_the_strings_a_forward_compares_an_argument_with_are_its_other_values():
     assert trials.string_values(forward, "mode", "avg", at_most=2) == ["max", "sum"]
     assert trials.string_values(forward, "other", "x", at_most=1) == ["y"]
     assert trials.string_values(len, "mode", "avg") == ["sum", "none", "mean", "batchmean"]   # torch's options
+    assert trials.string_values(forward, "mode", "avg", at_most=1) == ["max", "sum"]   # every compared option
+
+
+def test_tensors_inside_lists_are_mapped_and_refilled_in_place():
+    a, b = torch.zeros(2), torch.zeros(3)
+    inputs = [[a, b], {"k": torch.ones(1)}, 4]
+    doubled = trials.scaled(inputs, 2.0)
+    assert doubled[0][1] is not b and doubled[2] == 4 and float(doubled[1]["k"]) == 2.0
+    trials.refill(inputs, [[torch.ones(2), torch.full((3,), 5.0)], {"k": torch.zeros(1)}, 4])
+    assert inputs[0][0] is a and float(a.sum()) == 2.0 and float(b.sum()) == 15.0
+    assert [t.numel() for t in trials.tensors_in(inputs)] == [2, 3, 1]
 
 
 REDUCTIONS = '''
@@ -384,8 +396,10 @@ def test_other_values_of_a_parameter_by_its_kind():
             return x.amax(-1) if mode == "max" else x.mean(-1)
 
     forward = Pool().forward
-    assert trials.other_values(3, forward, "n") == [4, 2]
+    assert trials.other_values(3, forward, "n") == [4, 2, 7]            # twice plus one: a block covering 3
+    assert trials.other_values(1, forward, "n") == [2, 0]
     assert trials.other_values(True, forward, "flag") == [False]
-    assert trials.other_values(2.0, forward, "t") == [trials.other_value(2.0)]
+    assert trials.other_values(2.0, forward, "t") == [trials.other_value(2.0), -2.0]   # negated: the sign
+    assert trials.other_values(0.0, forward, "t") == [trials.other_value(0.0)]
     assert trials.other_values("avg", forward, "mode", strings=1) == ["max"]
     assert trials.other_values("avg", forward, None) == [] and trials.other_values(None, forward, "x") == []

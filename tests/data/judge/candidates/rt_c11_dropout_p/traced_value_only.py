@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=constructor reason~"constructor trial (argument 0: 0.25 -> 0.625)"
+# expect: verdict=invalid stage=correctness check=settings reason~"settings trial (dropout.p changed)"
 """tanh in Triton, then the dropout of the traced configuration (p = 0.25 baked in)."""
 import torch
 import torch.nn as nn
