@@ -176,7 +176,8 @@ def prepare_process() -> LaunchCounter:
     ``torch.manual_seed``; a lazy import during timing was once taken for a candidate's patch, on the H200),
     and a parameter pickled once (the pickle trial's first use would add ``__slotnames__`` to its classes);
     autotuned kernels run every config in turn (``_autotune_every_config``); in the interpreter, grids run in a
-    random order (``_shuffle_interpreted_grids``)."""
+    random order (``_shuffle_interpreted_grids``) and float32 dots round their operands as a GPU's TF32 does
+    (``_tf32_interpreted_dots``)."""
     import torch._dynamo  # noqa: F401
     pickle.dumps(torch.nn.Parameter(torch.zeros(1)))   # pickle caches __slotnames__ on the tensor classes once
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # oversized writes fail instead of killing us
@@ -187,6 +188,7 @@ def prepare_process() -> LaunchCounter:
     _autotune_every_config()
     if os.environ.get("TRITON_INTERPRET") == "1":
         _shuffle_interpreted_grids()
+        _tf32_interpreted_dots()
     else:
         _hash_triton_once()
     return counter
@@ -235,6 +237,36 @@ def _shuffle_interpreted_grids() -> None:
         return set_idx(i // (ny * nz), i // nz % ny, i % nz)
 
     builder.set_grid_dim, builder.set_grid_idx = set_grid_dim, set_grid_idx
+
+
+def _tf32_interpreted_dots() -> None:
+    """``tl.dot`` of float32 operands defaults to TF32 on an NVIDIA GPU (10 mantissa bits) and is exact in the
+    interpreter; here the interpreter rounds such operands to TF32 first (to nearest, ties away from zero, as
+    the GPU's conversion), so a kernel without ``input_precision="ieee"`` shows on the CPU the error it has on
+    a GPU (red team, 2026-12-03). "ieee" and "tf32x3" dots stay exact."""
+    import numpy as np
+    from triton.runtime import interpreter
+
+    builder = getattr(interpreter, "interpreter_builder", None)
+    create_dot = getattr(builder, "create_dot", None)
+    handle = getattr(interpreter, "TensorHandle", None)
+    if create_dot is None or handle is None:
+        return
+
+    def tf32(x: Any) -> Any:
+        if not (x.dtype.is_floating() and x.dtype.primitive_bitwidth == 32):
+            return x
+        bits = np.ascontiguousarray(x.data, dtype=np.float32).view(np.uint32).astype(np.uint64)
+        rounded = ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+        finite = np.isfinite(x.data)
+        return handle(np.where(finite, rounded, x.data).astype(np.float32), x.dtype)
+
+    def dot(a: Any, b: Any, d: Any, input_precision: Any, max_num_imprecise_acc: Any) -> Any:
+        if getattr(input_precision, "name", str(input_precision)).upper() == "TF32":
+            a, b = tf32(a), tf32(b)
+        return create_dot(a, b, d, input_precision, max_num_imprecise_acc)
+
+    builder.create_dot = dot
 
 
 _AUTOTUNE = {"rotating": True}     # autotuned kernels run every config in turn (see _autotune_every_config)
