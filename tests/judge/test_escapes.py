@@ -257,7 +257,14 @@ REFUSED_BESIDE_THEM = ("torch.set_autocast_dtype('cpu', torch.float16)", "torch.
                        "torch.is_autocast_cache_enabled()", "torch.autograd.forward_ad.make_dual(x, x)",
                        "torch.autograd.forward_ad.enter_dual_level()", "torch.autograd.forward_ad.exit_dual_level()",
                        "torch.autograd.forward_ad.dual_level()", "torch.autograd.forward_ad.os",
-                       "torch.autograd.grad(x, x)", "torch.autograd.graph")
+                       "torch.autograd.graph", "torch.autograd.backward", "torch.autograd.functional")
+
+
+def test_the_guard_allows_torch_autograd_grad():
+    """A backward run with grad mode on (create_graph) differentiates a kernel's ops in torch (the built-in's
+    recomputed_grads): torch.autograd.grad computes, it reaches no state the guard keeps candidates from."""
+    from adaexplore_core.judge.guard import check_source
+    assert check_source(QUERY_CANDIDATE.format("torch.autograd.grad(x, x)")) == []
 
 
 @pytest.mark.parametrize("query", ALLOWED_QUERIES)
