@@ -24,7 +24,7 @@ def signature(verdict: dict[str, Any]) -> str | None:
         return None
     if any(c.get("name") == OWN_EXCEPTION for c in verdict.get("checks", []) if isinstance(c, dict)):
         return None              # the message is the candidate's own text: a rule from it would be its words
-    reason = verdict.get("reason", "")
+    reason = re.sub(r"\s*\(and \d+ more\)", "", verdict.get("reason", ""))   # the guard's count of repeats
     text = re.sub(r"(/[^\s:'\"]+)+", "<path>", reason)
     if verdict.get("stage") != "guard":
         text = re.sub(r"'[^']*'|\"[^\"]*\"", "<name>", text)

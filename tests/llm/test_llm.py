@@ -314,7 +314,7 @@ def test_failures_teach_rules_that_later_searches_use(tmp_path, good_kernel):
         assert learned and learned[0]["rule"] == "You cannot call tl.stor; the store function is tl.store."
         assert max(e["score"] for e in learned) >= 2                        # it recurred
         distills = [r for r in server.requests if "state the general Triton rule" in r["messages"][-1]["content"]]
-        assert len(distills) == 1                                           # one signature, distilled once
+        assert len(distills) == 1, "\n=====\n".join(d["messages"][-1]["content"][:700] for d in distills)
         listed = subprocess.run([sys.executable, "-m", "adaexplore_core.cli", "rules", "list", "--device", "cpu",
                                  "--cache-dir", str(cache)], capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert "You cannot call tl.stor" in listed.stdout

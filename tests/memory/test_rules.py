@@ -214,3 +214,6 @@ def test_guard_signatures_keep_the_refused_name():
                 "reason": f"Rejected before running: line {line}: calling '{name}' is not allowed"}
     assert signature(guard(3, "triton.language.stor")) == signature(guard(40, "triton.language.stor"))
     assert signature(guard(3, "triton.language.stor")) != signature(guard(3, "torch.compile"))
+    repeated = guard(3, "triton.language.stor")
+    repeated["reason"] += " (and 2 more)"           # the same refusal in more places: the same lesson
+    assert signature(repeated) == signature(guard(3, "triton.language.stor"))

@@ -212,8 +212,13 @@ def test_generated_source_is_readable(path: Path, proposed):
         forward = next(n for n in ast.walk(ast.parse(proposal.source))
                        if isinstance(n, ast.FunctionDef) and n.name == "_triton_forward")
         called = {n.func.id for n in ast.walk(forward) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-        assert len(launchers) == _kernel_count(proposal.description), shown(proposal)
-        assert set(launchers) <= called, f"launchers never called: {set(launchers) - called}\n{shown(proposal)}"
+        backwards = {n for n in launchers if n.endswith("_backward")}      # a kernel's backward (backward.py)
+        assert len(launchers) - len(backwards) == _kernel_count(proposal.description), shown(proposal)
+        for name in backwards:              # beside its forward's launcher, tied by an autograd.Function
+            assert name.removesuffix("_backward") in launchers and f"class {name[:-9]}_function(" in proposal.source
+        through = {n.removesuffix("_call") for n in called}          # {kernel}_call: the Function or the launcher
+        assert set(launchers) - backwards <= through, f"launchers never called: {set(launchers) - through}\n" \
+            f"{shown(proposal)}"
         assert sorted(k for ks in launchers.values() for k in ks) == sorted(jit), "a kernel with no launcher, " \
             f"or launched by two\n{shown(proposal)}"
         assert proposal.source.count("@triton.jit") == len(jit) + len(helpers), shown(proposal)

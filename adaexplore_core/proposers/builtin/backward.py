@@ -21,7 +21,7 @@ from . import derivative
 from .ops import UNARY, ZERO_ONE, _FUNCTION_NAMES, _softplus, lit
 from .plan import Kernel, Plan, has_gather, is_number, tensor_meta
 from .pointwise import PointwiseBody, pointwise_body, pointwise_inputs_prep
-from .text import shape_of
+from .text import describe_node, shape_of
 
 NO_GRADIENT = set(ZERO_ONE)        # comparisons and logical ops: bool values, no gradient flows through them
 
@@ -190,6 +190,7 @@ def backward_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> str:
         "@triton.jit\n"
         f"def {name}_backward_kernel({', '.join(params)}):\n"
         f"    # the gradients of {name}'s inputs: its values recomputed, then its ops walked backwards\n"
+        + "".join(f"    # {describe_node(n, plan)}\n" for n in kernel.nodes) +
         "    offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
         "    mask = offs < n_elements\n"
         + "".join(f"    {line}\n" for line in pw.lines + loads + body + stores)
