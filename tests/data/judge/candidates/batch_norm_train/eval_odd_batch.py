@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=modes reason~"eval mode trial (at B = 67)"
+# expect: verdict=invalid stage=correctness check=modes|values reason~"eval mode trial (at B = 67) | (far above zero)"
 """WRONG: training mode is right at every batch size (B declared free); the eval path, the fast inference
 kernel over the running statistics, handles two rows per program and launches B // 2 programs: at an odd
 batch in eval mode the last row is never written. The size trials run in the module's original (train)
