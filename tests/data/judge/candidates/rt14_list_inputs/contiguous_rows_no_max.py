@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=finite reason~"shifted inputs trial (far above zero) | inputs x50 trial"
+# expect: verdict=invalid stage=correctness check=finite reason~"(far above zero) | inputs x50 trial"
 """WRONG (red team, 2026-12-03): mean of the heads' logits, bias and softmax in one Triton kernel, as exp(z) /
 sum(exp(z)) without subtracting the row maximum (and rows indexed as row * classes, assuming contiguous heads):
 large logits overflow to inf/NaN where torch.softmax is finite."""
