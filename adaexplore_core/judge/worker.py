@@ -1266,9 +1266,10 @@ class Judging:
         reference of at most DOUBLED_TRIAL_BYTES, each at twice itself plus one (red team c6: a kernel whose
         one block covers the size and a little more passed +-1; every one: a third), then its bool, float
         and string arguments (``_other_arguments``); an int at which the reference refused to be built at
-        every value tried (a group count that must divide a size) is then tried at twice and half itself. For each, both classes
-        built with them under one seed, the reference's weights loaded into the candidate, both called on
-        get_inputs' inputs in the reference's mode where the reference accepts them (a size the inputs fix is skipped). On a GPU the
+        every value tried (a group count that must divide a size) is then tried at twice and half itself.
+        For each, both classes built with them under one seed, the reference's weights loaded into the
+        candidate, both called on get_inputs' inputs in the reference's mode where the reference accepts them
+        (a size the inputs fix is skipped). On a GPU the
         pairs are built as a program builds them, on the CPU and then moved (red team c6: the certified
         candidate is, the trials' were not), until one of them has run; the others on the GPU (large weights
         initialised there)."""
