@@ -315,8 +315,8 @@ def other_values(value: Any, function: Any, name: str | None, strings: int = 4) 
     next and the previous value and at twice itself plus one (a block that covers the size and a little
     more passes +-1), a bool flipped, a float changed (``other_value``) and negated (red team, 2026-12-03:
     ``scale * amax(x)`` for ``amax(x * scale)``), a string at every other option ``function`` compares it
-    with and up to ``strings`` more (``string_values``; none without a parameter name); nothing for other
-    values."""
+    with, filled up to ``strings`` in all with other strings (``string_values``; none without a parameter
+    name); nothing for other values."""
     if type(value) is bool:
         return [not value]
     if type(value) is int:
