@@ -125,6 +125,16 @@ def _differentiable(i: int, pw: PointwiseBody) -> bool:
     return i not in pw.numbers and i not in pw.gathered
 
 
+def input_positions(kernel: Kernel) -> dict[fx.Node, int]:
+    """Each input's position among the launcher's arguments (a split bias follows its linear/conv), in the
+    order ``pointwise_body`` gives them (a kernel with a backward reads no input through a reshape)."""
+    positions, i = {}, 0
+    for node in kernel.inputs:
+        positions[node] = i
+        i += 2 if node in kernel.split_bias else 1
+    return positions
+
+
 def backward_body(kernel: Kernel, plan: Plan, pw: PointwiseBody) -> tuple[list[str], dict[int, str]]:
     """Lines after the recomputation: the group walked backwards from the output gradients ``g0``, ``g1``;
     returns them and, per tensor input index, the variable holding its gradient (inputs no gradient reaches
@@ -132,8 +142,7 @@ def backward_body(kernel: Kernel, plan: Plan, pw: PointwiseBody) -> tuple[list[s
     lines: list[str] = []
     pieces: dict[fx.Node, list[str]] = {n: [f"g{j}"] for j, n in enumerate(kernel.outputs)}
     count = 0
-    inputs_of = {node: i for i, (_, launcher, _) in enumerate(pw.tensors) for node in kernel.inputs
-                 if node.name == launcher}
+    inputs_of = input_positions(kernel)
 
     def total(node: fx.Node) -> str:
         name = f"d_{node.name}"
@@ -257,20 +266,14 @@ def {name}_call(recompute, *args):
 '''.strip()
 
 
-def recompute_method(kernel: Kernel, pw_tensors: list[tuple[str, str, tuple[int, ...]]],
-                     torch_lines: list[str]) -> str:
-    """``_{name}_torch(self, p0, ...)``: the kernel's ops in torch, from the launcher's arguments (the backward
-    with grad mode on differentiates this)."""
-    params = [f"p{i}" for i in range(len(pw_tensors))]
-    lines = []
-    i = 0
-    for node in kernel.inputs:
-        if node in kernel.split_bias:
-            lines.append(f"{node.name} = p{i} + p{i + 1}")     # the linear/conv's bias, added in the kernel
-            i += 2
-        else:
-            lines.append(f"{node.name} = p{i}")
-            i += 1
+def recompute_method(kernel: Kernel, torch_lines: list[str]) -> str:
+    """``_{name}_torch(self, p0, ...)``: the kernel's ops in torch, from the launcher's arguments
+    (``input_positions``; the backward with grad mode on differentiates this)."""
+    positions = input_positions(kernel)
+    lines = [f"{node.name} = p{i} + p{i + 1}" if node in kernel.split_bias else f"{node.name} = p{i}"
+             for node, i in positions.items()]           # a split bias: the linear/conv's, added in the kernel
+    count = sum(2 if node in kernel.split_bias else 1 for node in kernel.inputs)
+    params = ", ".join(f"p{k}" for k in range(count))
     outs = ", ".join(n.name for n in kernel.outputs)
     body = "\n".join(f"    {line}" for line in lines + torch_lines + [f"return {outs}"])
-    return f"def _{kernel.name}_torch(self, {', '.join(params)}):\n" + body
+    return f"def _{kernel.name}_torch(self, {params}):\n" + body

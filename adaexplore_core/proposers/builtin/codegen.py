@@ -26,10 +26,10 @@ from .batchnorm import batch_norm_stats_kernel
 from .gemm import gemm_kernel
 from .loss import loss_kernel
 from .plan import Kernel, Plan, has_gather, is_number, self_path, tensor_meta
-from .pointwise import LAYOUT_HELPERS, RESHAPE_HELPER, pointwise_body, pointwise_kernel
+from .pointwise import LAYOUT_HELPERS, RESHAPE_HELPER, pointwise_kernel
 from .pool import pool_kernel
 from .reduction import reduction_kernel
-from .text import render, shape_of
+from .text import render
 
 DEFAULT_KNOBS = {"pointwise": {"BLOCK_SIZE": 1024, "num_warps": 4},
                  "reduction": {"BLOCK_SIZE": 2048, "num_warps": 8, "TILE": 4096},
@@ -100,11 +100,9 @@ class SourceWriter:
         for k in self.plan.kernels:
             try:
                 lines = [line for n in k.nodes if (line := self.torch_line(n))]
-                tensors = pointwise_body(k.nodes, k.inputs, k.split_bias, tuple(shape_of(k.outputs[0])),
-                                         self.plan).tensors
             except ProposalError:            # an op with no public torch name (a folded batch norm)
                 return None
-            methods.append(backward.recompute_method(k, tensors, lines))
+            methods.append(backward.recompute_method(k, lines))
         self.methods = methods
         return methods
 
