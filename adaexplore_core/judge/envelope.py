@@ -140,6 +140,14 @@ def resized(inputs: list[Any], variant: Variant, seed: int) -> list[Any]:
     return out
 
 
+def resized_dims(inputs: list[Any], size: int, new: int, seed: int) -> list[Any]:
+    """New inputs: every dim of every tensor of length ``size`` made ``new`` long (a constructor's feature
+    count the inputs follow), new values drawn like each tensor's own (``_like``). Others pass through."""
+    draws = Draws(seed)
+    return [_like(x, [new if n == size else n for n in x.shape], draws) if isinstance(x, torch.Tensor) else x
+            for x in inputs]
+
+
 FIXED_SIZES_TRIED = 4    # distinct fixed sizes the judge changes, at most
 
 

@@ -474,6 +474,34 @@ def requiring_grad(inputs: list[Any]) -> list[Any]:
             for x in inputs]
 
 
+def leaf_copies(inputs: list[Any], requires: Any = None) -> list[Any]:
+    """Leaf copies of the floating inputs in their own memory layout (strides kept: a transposed or sliced
+    input stays one), requiring grad where ``requires(i)`` (default: every floating input); others pass
+    through."""
+    out = []
+    for i, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            try:
+                copy = torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device=x.device)
+                with torch.no_grad():
+                    copy.copy_(x)
+            except RuntimeError:         # elements that share memory (an expanded input): a dense copy
+                copy = x.detach().clone(memory_format=torch.contiguous_format)
+            out.append(copy.requires_grad_(requires is None or bool(requires(i))))
+        else:
+            out.append(x.clone() if isinstance(x, torch.Tensor) else x)
+    return out
+
+
+def broadcast_all(inputs: list[Any]) -> list[Any] | None:
+    """Every tensor input after the first of the first's shape (rank 2 and up) cut to size 1 in dim 0, as
+    ``broadcast_variants`` cuts one: a gate or bias row broadcast over the batch; None where none is."""
+    cut = {i for i, _ in broadcast_variants(inputs)}
+    if not cut:
+        return None
+    return [x[:1].clone() if i in cut else x for i, x in enumerate(inputs)]
+
+
 def output_grads(outputs: list[torch.Tensor], seed: int) -> list[torch.Tensor | None]:
     """A random ``grad_output`` for each floating output that requires grad (None for the others)."""
     draws = Draws(seed)
@@ -494,7 +522,7 @@ def loss(outputs: list[torch.Tensor], grads: list[torch.Tensor | None]) -> torch
     return sum(((o * g).sum() for o, g in zip(outputs, grads) if g is not None), torch.zeros(()))
 
 
-BACKWARDS = ("plain", "strided", "twice", "second_order", "grad_function")
+BACKWARDS = ("plain", "strided", "expanded", "twice", "second_order", "grad_function")
 
 
 class GradWritten(Exception):
@@ -508,8 +536,18 @@ def backward(outputs: list[torch.Tensor], grads: list[torch.Tensor | None], how:
     retain_graph (the .grads add up to twice); "second_order", a gradient penalty: the first-order gradients
     of ``leaves`` made with create_graph, then the backward of their squared norm; "grad_function", the
     gradients taken with ``torch.autograd.grad`` (which must leave every ``.grad`` as it was: GradWritten
-    otherwise; red team b12) and then added to ``.grad``, so that they are compared as the others."""
-    if how == "strided":
+    otherwise; red team b12) and then added to ``.grad``, so that they are compared as the others;
+    "expanded", each output summed and scaled by one number of its grad_output, as ``out.sum().backward()``
+    does: the grad_output reaching the module is a broadcast scalar, stride 0 (red team 2026-12-04: a
+    backward that wrote its result into grad_output's memory). In "second_order", grad_outputs that require
+    grad get the penalty's gradient too, as a layer after the module (a critic's head) gets it."""
+    if how == "expanded":
+        total = torch.zeros(())
+        for o, g in zip(outputs, grads):
+            if g is not None:
+                total = total + o.sum() * g.reshape(-1)[0].detach() if g.numel() else total + o.sum()
+        total.backward()
+    elif how == "strided":
         total = torch.zeros(())
         for o, g in zip(outputs, grads):
             if g is None:
@@ -545,17 +583,20 @@ def backward(outputs: list[torch.Tensor], grads: list[torch.Tensor | None], how:
 class TwoCalls(torch.nn.Module):
     """``model`` called twice before one backward, as a siamese or contrastive training step calls it: the
     second time on the floating inputs reversed along their first dimension and scaled by 0.75 (the others as
-    given); both calls' outputs returned. A patch that keeps one workspace for what its backward reads finds
-    the second call's values there in the first call's backward (red team b17)."""
+    given), or on ``second`` (inputs of another size, as two batches of different lengths); both calls'
+    outputs returned. A patch that keeps one workspace, or one launch plan, for what its backward reads finds
+    the second call's there in the first call's backward (red team b17, 2026-12-04)."""
 
-    def __init__(self, model: torch.nn.Module) -> None:
+    def __init__(self, model: torch.nn.Module, second: list[Any] | None = None) -> None:
         super().__init__()
         self.model = model
+        self.second = second
 
     def forward(self, *inputs: Any) -> tuple[torch.Tensor, ...]:
         from ..task import flatten_outputs
         first = flatten_outputs(self.model(*inputs), "the model's")
-        second = flatten_outputs(self.model(*[_second_call(x) for x in inputs]), "the model's")
+        again = self.second if self.second is not None else [_second_call(x) for x in inputs]
+        second = flatten_outputs(self.model(*again), "the model's")
         return (*first, *second)
 
 

@@ -490,6 +490,7 @@ class Judging:
         self.envelope: dict[str, Any] = {"declared": envelope_text.declared(request.candidate_source)}
         self.small_variant: envelopes.Variant | None = None   # the smallest size (>= 2) the reference accepted
         self.odd_variant: envelopes.Variant | None = None     # an odd size (>= 3) it accepted, for later trials
+        self.large_variant: envelopes.Variant | None = None   # the largest size it accepted, within 1 GiB
         self.phase_seconds: dict[str, float] = {}                # wall seconds of each phase, in order
         self.long_kept: list[tuple[list[Any], list[Any]]] = []   # (outputs, their copies) kept through the trials
         self.gpu_wait_s = 0.0                                     # seconds spent waiting for the GPU so far
@@ -1110,6 +1111,9 @@ class Judging:
                 self.small_variant = variant
             if variant.new % 2 and variant.new >= 2 and envelopes.fits_later_trials(example, variant):
                 self.odd_variant = variant          # the last accepted: 4 x size + 3 where it fits, else 7
+            if variant.new > variant.size and envelopes.fits_later_trials(example, variant) and \
+                    (self.large_variant is None or variant.new > self.large_variant.new):
+                self.large_variant = variant
         untried = sorted(envelopes.free_symbols(self.envelope["declared"]) - {v.symbol for v in variants})
         if untried:
             raise self.fail("correctness", "envelope", f"ENVELOPE declares {untried} free; the judge cannot vary it",
@@ -1166,6 +1170,7 @@ class Judging:
         the reference accepted where get_inputs' tensors are over 1 GiB (with autograd, in bfloat16 or on the
         CPU, GB-sized inputs would take several times the task's memory); "smallest" that variant; "odd" an
         odd size variant accepted whose inputs stay within 1 GiB (4 x size + 3 where it fits, else 7; None where
+        there is none); "largest" the largest variant above get_inputs' size accepted within 1 GiB (None where
         there is none)."""
         values = task.make_inputs(self.seed(), self.device)
         big = envelopes.tensor_bytes(values) > envelopes.LARGE_BYTES
@@ -1173,6 +1178,11 @@ class Judging:
         if size == "odd":
             variant = self.odd_variant
             if variant is None:
+                return None, ""
+            note = f" (at {variant.symbol} = {variant.new})"
+        elif size == "largest":
+            variant = self.large_variant
+            if variant is None or variant == self.odd_variant:      # the odd size's trial is that one
                 return None, ""
             note = f" (at {variant.symbol} = {variant.new})"
         elif self.small_variant is not None and (size == "smallest" or big):
@@ -1268,8 +1278,9 @@ class Judging:
         and string arguments (``_other_arguments``); an int at which the reference refused to be built at
         every value tried (a group count that must divide a size) is then tried at twice and half itself.
         For each, both classes built with them under one seed, the reference's weights loaded into the
-        candidate, both called on get_inputs' inputs in the reference's mode where the reference accepts them
-        (a size the inputs fix is skipped). On a GPU the
+        candidate, both called on get_inputs' inputs in the reference's mode where the reference accepts them,
+        else on inputs whose dims of the int's old size have its new size (a feature count the inputs follow;
+        skipped where the reference refuses those too). On a GPU the
         pairs are built as a program builds them, on the CPU and then moved (red team c6: the certified
         candidate is, the trials' were not), until one of them has run; the others on the GPU (large weights
         initialised there)."""
@@ -1297,6 +1308,10 @@ class Judging:
                 (", built on the CPU, then moved)" if as_program else ")")
             values, note = self.envelope_inputs(task)
             models = self.built_with(task, type(candidate), changed, reference.training, as_program, values)
+            if models == () and type(new) is int and args[index] > 1:   # the inputs' sizes follow the argument (a feature
+                values = envelopes.resized_dims(values, args[index], new, self.seed())   # count, red team
+                note += f" (the inputs' dims of size {args[index]} at {new})"            # 2026-12-04)
+                models = self.built_with(task, type(candidate), changed, reference.training, as_program, values)
             if models is None:
                 details.append(f"{label}: not accepted by the reference (or out of memory)")
                 continue
@@ -1835,31 +1850,47 @@ class Judging:
         grad_output for each; outputs, the inputs' and the parameters' gradients (by name) must match. Trials
         as training calls it: inputs and parameters requiring grad; inputs without grad and parameters whose
         .grad already holds values (training, gradient accumulation); parameters frozen (inputs with grad); the
-        first parameter alone frozen (fine-tuning a part); all requiring grad in the other train/eval mode; at
-        an odd size; a non-contiguous grad_output; backward twice with retain_graph; a second-order gradient
-        (a gradient penalty); two calls before one backward by ``torch.autograd.grad`` (``trials.TwoCalls``),
-        the .grad None, then again on inputs without grad while the parameters' .grad hold values: a backward
-        that writes .grad (whether it was None or held values) or reads a workspace the second call overwrote
-        (whether the inputs require grad or not) fails one of them (red team b12, b17 and 2026-12-03). Where
-        the reference cannot run one (no double backward), it is not tried.
+        first parameter alone frozen (fine-tuning a part); each floating input alone requiring grad (data beside
+        a learned input); all requiring grad in the other train/eval mode; at an odd size and at the largest
+        size variant; inputs transposed and sliced in memory; inputs after the first broadcast from size 1; a
+        non-contiguous grad_output, and a broadcast one (stride
+        0, as ``out.sum().backward()`` gives); backward twice with retain_graph; a second-order gradient (a
+        gradient penalty, the grad_output requiring grad as a critic's head makes it); two calls before one
+        backward by ``torch.autograd.grad`` (``trials.TwoCalls``), the .grad None, then again on inputs
+        without grad while the parameters' .grad hold values, then two calls at different sizes: a backward
+        that writes .grad (whether it was None or held values) or reads a workspace or launch plan the second
+        call overwrote fails one of them (red team b12, b17, 2026-12-03 and 2026-12-04). Where the reference
+        cannot run one (no double backward, no such input), it is not tried.
         (Forward mode, ``forward_gradients``, is a trial of the program stage.)"""
         self.check_parameters(reference, candidate)
         other = "eval" if reference.training else "train"
         details: list[str] = []
         note = ""
         count = sum(1 for _ in reference.parameters())
+        example, _ = self.envelope_inputs(task)
+        floating = [i for i, x in enumerate(example) if isinstance(x, torch.Tensor) and x.is_floating_point()]
+        del example
+        only = [(f"only_{i}", f"gradient trial (only input {i} requires grad)") for i in floating[:3]] \
+            if len(floating) >= 2 else []
         for case, label in (("all", "gradient trial"),
                             ("parameters", "gradient trial (inputs without grad, .grad accumulating)"),
                             ("frozen", "gradient trial (parameters frozen)"),
                             ("first_frozen", "gradient trial (the first parameter frozen, inputs without grad)"),
+                            *only,
                             ("mode", f"gradient trial in {other} mode"),
                             ("odd", "gradient trial at an odd size"),
+                            ("largest", "gradient trial at the largest size variant"),
+                            ("transposed", "gradient trial (inputs transposed in memory)"),
+                            ("sliced", "gradient trial (inputs sliced from wider tensors)"),
+                            ("broadcast", "gradient trial (inputs after the first of size 1 in dim 0)"),
                             ("strided", "gradient trial (a non-contiguous grad_output)"),
+                            ("expanded", "gradient trial (a broadcast grad_output: the outputs summed)"),
                             ("twice", "gradient trial (backward twice, retain_graph=True)"),
                             ("second_order", "gradient trial (second order: a gradient penalty)"),
                             ("two_calls", "gradient trial (two calls, then one backward by torch.autograd.grad)"),
                             ("grad_function", "gradient trial (two calls on inputs without grad, then "
-                                              "torch.autograd.grad while .grad holds values)")):
+                                              "torch.autograd.grad while .grad holds values)"),
+                            ("two_sizes", "gradient trial (two calls at different sizes, then one backward)")):
             if (case in ("parameters", "frozen", "grad_function") and count == 0) or \
                     (case == "first_frozen" and count < 2):
                 continue
@@ -1982,17 +2013,21 @@ class Judging:
     def gradient_trial(self, task: Any, reference: Any, candidate: Any, case: str,
                        label: str) -> tuple[str | None, str] | None:
         """One gradient trial (see ``gradients``); (its detail, or None where the reference is not
-        differentiable; the inputs' note), or None where the case has no inputs (no odd size). Gradients,
-        frozen flags and modes are restored afterwards."""
-        values, note = self.envelope_inputs(task, size="odd" if case == "odd" else "example")
-        if values is None:
+        differentiable; the inputs' note), or None where the case has no inputs (no odd size, no input to
+        transpose). Gradients, frozen flags and modes are restored afterwards."""
+        made = self._gradient_inputs(task, case)
+        if made is None:
             return None
+        ref_in, cand_in, second, note = made
         label += note
-        if case in ("parameters", "first_frozen", "grad_function"):    # data that needs no grad, as in training
-            ref_in, cand_in = plain_copies(values), plain_copies(values)
-        else:
-            ref_in, cand_in = ood.requiring_grad(values), ood.requiring_grad(values)
-        del values
+        tolerance = self.tolerance
+        if case in ("bfloat16", "float16"):                # copies of the models in that dtype
+            dtype = getattr(torch, case)
+            reference = copy.deepcopy(reference).to(dtype)
+            with self.rule("gradients", label, DTYPES_RULE):
+                candidate = _run_candidate(lambda: copy.deepcopy(candidate).to(dtype),
+                                           f"module, copied and converted with .to(torch.{case}),")
+            tolerance = None                               # each dtype's own tolerance, as the dtype trials
         flags = [(p, p.requires_grad) for p in ood.parameters_of(reference) + ood.parameters_of(candidate)]
         saved = _modes(reference), _modes(candidate)
         prefilled: dict[str, torch.Tensor] = {}
@@ -2009,14 +2044,16 @@ class Judging:
                 _run_candidate(lambda: candidate.train(reference.training), "module's .train()/.eval()")
             if case in ("parameters", "grad_function"):
                 prefilled = ood.prefill_grads(reference, candidate, self.seed())
-            twice_called = case in ("two_calls", "grad_function")
-            compared = (ood.TwoCalls(reference), ood.TwoCalls(candidate)) if twice_called else (reference, candidate)
+            twice_called = case in ("two_calls", "grad_function", "two_sizes")
+            compared = (ood.TwoCalls(reference, second and second[0]), ood.TwoCalls(candidate, second and second[1])) \
+                if twice_called else (reference, candidate)
             buffers = BufferStates(*compared)
             how = "grad_function" if twice_called else case if case in ood.BACKWARDS else "plain"
             with self.rule("gradients", label, GRADIENTS_RULE):
-                detail = self._compare_gradients(*compared, ref_in, cand_in, label, buffers, prefilled, how)
+                detail = self._compare_gradients(*compared, ref_in, cand_in, label, buffers, prefilled, how,
+                                                 tolerance)
             if detail is not None:
-                self.check_state(buffers, label, self.tolerance)
+                self.check_state(buffers, label, tolerance)
         finally:
             for p, requires_grad in flags:
                 p.requires_grad_(requires_grad)
@@ -2026,14 +2063,50 @@ class Judging:
             ood.clear_grads(candidate)
         return detail, note
 
+    def _gradient_inputs(self, task: Any, case: str
+                         ) -> tuple[list[Any], list[Any], tuple[list[Any], list[Any]] | None, str] | None:
+        """A gradient case's inputs: (the reference's, the candidate's (leaf copies), the second call's of
+        each for "two_sizes", the note), or None where the case has none."""
+        size = {"odd": "odd", "largest": "largest"}.get(case, "example")
+        if case in ("bfloat16", "float16") and self.odd_variant is not None:
+            size = "odd"                    # more elements than get_inputs' (red team 2026-12-04: a 16-bit grid)
+        values, note = self.envelope_inputs(task, size=size)
+        if values is None:
+            return None
+        second = None
+        if case in ("parameters", "first_frozen", "grad_function"):    # data that needs no grad, as in training
+            return plain_copies(values), plain_copies(values), None, note
+        if case in ("transposed", "sliced"):
+            values = envelopes.in_layout(values, case)
+        elif case == "broadcast":
+            values = ood.broadcast_all(values)
+        elif case in ("bfloat16", "float16"):
+            values = [x.to(getattr(torch, case)) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                      for x in values]
+        elif case == "two_sizes":
+            other, other_note = self.envelope_inputs(task, size="odd")
+            if other is None:
+                other, other_note = self.envelope_inputs(task, size="smallest")
+            if other is None or envelopes.shapes(other) == envelopes.shapes(values):
+                return None
+            second = (plain_copies(other), plain_copies(other))
+            note += f" (the second call {other_note.removeprefix(' (')}" if other_note else ""
+        if values is None:
+            return None
+        requires = (lambda i: i == int(case.removeprefix("only_"))) if case.startswith("only_") else None
+        return ood.leaf_copies(values, requires), ood.leaf_copies(values, requires), second, note
+
     def _compare_gradients(self, reference: Any, candidate: Any, ref_in: list[Any], cand_in: list[Any],
                            label: str, buffers: BufferStates, prefilled: dict[str, torch.Tensor],
-                           how: str = "plain") -> str | None:
+                           how: str = "plain", tolerance: Tolerance | None | str = "request") -> str | None:
         """None when the reference is not differentiable; else the passing detail (or a Failed). Where the
         outputs or a gradient miss the tolerance, the float64 evaluation decides, as in the trials. The
         candidate may change neither its inputs nor its parameters in forward or backward; ``prefilled``
         (parameter name -> the .grad both held before) is taken off the gradients before they are compared.
-        ``how``: the backward pass (``trials.backward``)."""
+        ``how``: the backward pass (``trials.backward``); in "second_order" the grad_outputs require grad
+        and their gradients are compared too. ``tolerance``: "request" for the request's, None for each
+        dtype's own."""
+        tolerance = self.tolerance if tolerance == "request" else tolerance
         when = f"in its forward and backward ({label})"
         inputs_before = snapshot(cand_in)
         params_before = {n: p.detach().clone() for n, p in ood.named_parameters_of(candidate)}
@@ -2044,6 +2117,8 @@ class Judging:
         if ran is None:
             return None
         ref_out, grads = ran
+        cand_grads = [g.detach().clone().requires_grad_() if g is not None and g.requires_grad else g
+                      for g in grads]       # the candidate's own, where their gradients are compared
         @functools.cache
         def exact() -> tuple[list[Any] | None, dict[str, torch.Tensor]]:
             """The float64 outputs and gradients, evaluated once, on the first mismatch."""
@@ -2060,9 +2135,9 @@ class Judging:
                 cand_out = flatten_outputs(raw, "the candidate's")
             except TaskError as e:
                 raise self.fail("correctness", "output_structure", str(e), f"{label}: {e}") from e
-            mismatch = compare_outputs(ref_out, cand_out, self.tolerance)
+            mismatch = compare_outputs(ref_out, cand_out, tolerance)
             if mismatch is not None and mismatch.name == "values":
-                mismatch = compare_outputs(ref_out, cand_out, self.tolerance, exact()[0])
+                mismatch = compare_outputs(ref_out, cand_out, tolerance, exact()[0])
             if mismatch is not None:
                 raise self.mismatch_failure(mismatch, label)
             detached = [i for i, (c, g) in enumerate(zip(cand_out, grads)) if g is not None and not c.requires_grad]
@@ -2073,7 +2148,7 @@ class Judging:
                                 f"{GRADIENTS_RULE}")
             try:
                 with self.counter.counting() as launched:
-                    _run_candidate(lambda: ood.backward(cand_out, grads, how, ood.leaves(candidate, cand_in)),
+                    _run_candidate(lambda: ood.backward(cand_out, cand_grads, how, ood.leaves(candidate, cand_in)),
                                    "backward")
                 self.backward_launches += launched[0]
             except Failed as f:
@@ -2096,14 +2171,16 @@ class Judging:
                             "backward; only the optimizer may change them")
         del inputs_before, params_before
         compared = self._gradient_pairs(reference, candidate, ref_in, cand_in, prefilled)
+        compared += [(f"grad_output {i}", r.grad, c.grad) for i, (r, c) in enumerate(zip(grads, cand_grads))
+                     if r is not None and r.requires_grad and r.grad is not None]
         for name, ref_grad, cand_grad in compared:
             what = None
             if cand_grad is None:
                 what = f"{name}: None where the reference has one"
             else:
-                found = compare_outputs([ref_grad], [cand_grad], self.tolerance, layout=False)
+                found = compare_outputs([ref_grad], [cand_grad], tolerance, layout=False)
                 if found is not None and found.name == "values" and name in exact()[1]:
-                    found = compare_outputs([ref_grad], [cand_grad], self.tolerance, [exact()[1][name]],
+                    found = compare_outputs([ref_grad], [cand_grad], tolerance, [exact()[1][name]],
                                             layout=False)
                 what = found.detail.replace("output", name, 1) if found is not None else None
             if what is not None:
@@ -2133,10 +2210,13 @@ class Judging:
             with torch.enable_grad():
                 with replaying_random_draws(draws) if draws is not None else contextlib.nullcontext():
                     out = flatten_outputs(model(*inputs), "the float64 reference's")
-                ood.backward(out, [g.double() if g is not None else None for g in grads], how,
-                             ood.leaves(model, inputs))
+                doubled = [g.detach().double().requires_grad_(g.requires_grad) if g is not None else None
+                           for g in grads]
+                ood.backward(out, doubled, how, ood.leaves(model, inputs))
             found = {f"input {i}": x.grad for i, x in enumerate(inputs)
                      if isinstance(x, torch.Tensor) and x.grad is not None}
+            found.update((f"grad_output {i}", g.grad) for i, g in enumerate(doubled)
+                         if g is not None and g.grad is not None)
             found.update((name, p.grad) for name, p in model.named_parameters() if p.grad is not None)
             return [o.detach() for o in out], found
         except Exception:  # noqa: BLE001 - no second opinion; the first comparison stands
@@ -2154,6 +2234,8 @@ class Judging:
                 if not any(o.is_floating_point() and o.requires_grad for o in out):
                     return None
                 grads = ood.output_grads(out, self.seed())
+                if how == "second_order":          # a layer after the module: its grad_output requires grad
+                    grads = [g.requires_grad_() if g is not None else None for g in grads]
                 ood.backward(out, grads, how, ood.leaves(reference, ref_in))
             self.sync()
         except Exception:  # noqa: BLE001 - not differentiable as the user's program would call it
@@ -2212,6 +2294,11 @@ class Judging:
                 if not accepted:
                     break
                 paths.append(("its Triton kernels" if self.trial_launches else "a fallback without Triton") + note)
+            if paths and dtype in (torch.bfloat16, torch.float16) and self.envelope.get("gradients") == "matched":
+                label = f"gradient trial in {name} (the models and inputs converted)"   # red team 2026-12-04:
+                ran = self.gradient_trial(task, reference, candidate, name, label)    # a 16-bit backward grid
+                if ran is not None:
+                    paths.append(f"{label}: {ran[0] or 'not tried (not differentiable there)'}")
             if paths:
                 tried.append(str(dtype))
                 details.append(f"{name} matched the reference through {', '.join(paths)}")

@@ -243,8 +243,9 @@ def test_the_gradient_trial_is_deterministic_and_restores_the_flags():
 
     job = judging()
     job.gradients(Task((8, 4)), *linear_pair(Recording))
-    # 10 trials (no odd size: no size trials ran), the two of two calls before a backward calling twice
-    assert seen == [(True, True)] * 12 and job.checks[-1].passed
+    # 13 trials (no odd or largest size: no size trials ran; one input: no broadcast, no input alone), the
+    # two of two calls before a backward calling twice
+    assert seen == [(True, True)] * 15 and job.checks[-1].passed
     assert not torch.are_deterministic_algorithms_enabled() and not torch.backends.cudnn.deterministic
 
 
@@ -368,9 +369,10 @@ class CountedLinear(torch.nn.Linear):
         super().__init__(in_features, out_features)
 
 
-def test_a_constructor_pair_the_reference_refuses_builds_no_candidate():
-    """in_features changed: the reference raises on get_inputs' inputs, so no ModelNew is built for it (on the
-    GPU the first pairs are built on the CPU: seconds for a large Linear)."""
+def test_a_constructor_pair_the_reference_refuses_is_tried_on_inputs_of_the_new_size():
+    """in_features changed: the reference raises on get_inputs' inputs, so no ModelNew is built for those (on
+    the GPU the first pairs are built on the CPU: seconds for a large Linear); the inputs' dims of the old size
+    then take the new one (red team 2026-12-04: LayerNorm(D) with a fixed block), and the pair is compared."""
     from adaexplore_core.task import LoadedTask
 
     spec = TaskSpec.parse(str(REFERENCE))
@@ -380,7 +382,8 @@ def test_a_constructor_pair_the_reference_refuses_builds_no_candidate():
     CountedLinear.built.clear()
     job = judging()
     job.constructor(task, reference, candidate)
-    assert CountedLinear.built == [(4, 4), (4, 2), (4, 7)]
+    assert CountedLinear.built == [(5, 3), (4, 4), (3, 3), (4, 2), (9, 3), (4, 7)]
     (check,) = job.checks
-    assert check.passed and check.detail.count("the reference does not accept get_inputs' inputs there") == 3
+    assert check.passed and "the reference does not accept get_inputs' inputs there" not in check.detail
+    assert "argument 0: 4 -> 5) matched the reference (the inputs' dims of size 4 at 5)" in check.detail
     assert "argument 1: 3 -> 7) matched the reference" in check.detail
