@@ -468,16 +468,10 @@ def few_elements_changed(inputs: list[Any], seed: int, swapped: bool = False) ->
     return out
 
 
-def requiring_grad(inputs: list[Any]) -> list[Any]:
-    """Fresh leaf copies of the floating inputs that require grad (one set per model); others pass through."""
-    return [x.detach().clone().requires_grad_() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
-            for x in inputs]
-
-
 def leaf_copies(inputs: list[Any], requires: Any = None) -> list[Any]:
-    """Leaf copies of the floating inputs in their own memory layout (strides kept: a transposed or sliced
-    input stays one), requiring grad where ``requires(i)`` (default: every floating input); others pass
-    through."""
+    """Fresh leaf copies of the floating inputs (one set per model) in their own memory layout (strides kept:
+    a transposed or sliced input stays one), requiring grad where ``requires(i)`` (default: every floating
+    input); other tensors cloned, other values passed through."""
     out = []
     for i, x in enumerate(inputs):
         if isinstance(x, torch.Tensor) and x.is_floating_point():
@@ -544,8 +538,10 @@ def backward(outputs: list[torch.Tensor], grads: list[torch.Tensor | None], how:
     if how == "expanded":
         total = torch.zeros(())
         for o, g in zip(outputs, grads):
-            if g is not None:
-                total = total + o.sum() * g.reshape(-1)[0].detach() if g.numel() else total + o.sum()
+            if g is None:
+                continue
+            scale = g.reshape(-1)[0].detach() if g.numel() else 1.0
+            total = total + o.sum() * scale
         total.backward()
     elif how == "strided":
         total = torch.zeros(())

@@ -1308,9 +1308,10 @@ class Judging:
                 (", built on the CPU, then moved)" if as_program else ")")
             values, note = self.envelope_inputs(task)
             models = self.built_with(task, type(candidate), changed, reference.training, as_program, values)
-            if models == () and type(new) is int and args[index] > 1:   # the inputs' sizes follow the argument (a feature
-                values = envelopes.resized_dims(values, args[index], new, self.seed())   # count, red team
-                note += f" (the inputs' dims of size {args[index]} at {new})"            # 2026-12-04)
+            if models == () and type(new) is int and args[index] > 1:
+                # the inputs' sizes follow the argument (a feature count; red team 2026-12-04)
+                values = envelopes.resized_dims(values, args[index], new, self.seed())
+                note += f" (the inputs' dims of size {args[index]} at {new})"
                 models = self.built_with(task, type(candidate), changed, reference.training, as_program, values)
             if models is None:
                 details.append(f"{label}: not accepted by the reference (or out of memory)")

@@ -128,12 +128,17 @@ def test_shifted_above_zero():
     assert bool((high > 0).all())
 
 
-def test_requiring_grad_gives_each_model_its_own_leaves():
+def test_leaf_copies_give_each_model_its_own_leaves_in_the_inputs_layout():
     x, idx = torch.randn(3, 4), torch.tensor([1, 2])
-    a, b = trials.requiring_grad([x, idx, 2.0]), trials.requiring_grad([x, idx, 2.0])
+    a, b = trials.leaf_copies([x, idx, 2.0]), trials.leaf_copies([x, idx, 2.0])
     assert a[0].requires_grad and a[0].is_leaf and not x.requires_grad
     assert a[0] is not b[0] and torch.equal(a[0], x) and a[0].data_ptr() != x.data_ptr()
-    assert a[1] is idx and a[2] == 2.0
+    assert a[1] is not idx and torch.equal(a[1], idx) and a[2] == 2.0
+    t = torch.randn(4, 3).t()
+    (copied,) = trials.leaf_copies([t])
+    assert copied.stride() == t.stride() and torch.equal(copied, t) and copied.is_leaf
+    only = trials.leaf_copies([x, x], requires=lambda i: i == 1)
+    assert not only[0].requires_grad and only[1].requires_grad
 
 
 def test_output_grads_are_seeded_and_only_for_outputs_that_require_grad():
