@@ -588,6 +588,14 @@ class TwoCalls(torch.nn.Module):
         self.model = model
         self.second = second
 
+    def _apply(self, fn: Any, recurse: bool = True) -> "TwoCalls":
+        """``.double()`` and ``.to()`` convert the second call's inputs with the model (the float64
+        evaluation would otherwise run the second call in the trial's dtype)."""
+        super()._apply(fn, recurse)
+        if self.second is not None:
+            self.second = [fn(x) if isinstance(x, torch.Tensor) else x for x in self.second]
+        return self
+
     def forward(self, *inputs: Any) -> tuple[torch.Tensor, ...]:
         from ..task import flatten_outputs
         first = flatten_outputs(self.model(*inputs), "the model's")

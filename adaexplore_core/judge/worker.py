@@ -2206,8 +2206,8 @@ class Judging:
             model = model.double()
             for p in model.parameters():
                 p.grad = None
-            inputs = [x.detach().double().requires_grad_() if isinstance(x, torch.Tensor) and x.requires_grad
-                      else x for x in ref_in]
+            inputs = [x.detach().double().requires_grad_(x.requires_grad) if isinstance(x, torch.Tensor) and
+                      x.is_floating_point() else x for x in ref_in]
             with torch.enable_grad():
                 with replaying_random_draws(draws) if draws is not None else contextlib.nullcontext():
                     out = flatten_outputs(model(*inputs), "the float64 reference's")

@@ -463,10 +463,10 @@ def main() -> int:
             status = _relay(channel, relay, pid, request.id, held, hold=_claims_valid)   # it has killed the group
         finally:
             relay.close()
+        _keep_profile(folder, request.id)      # before a held verdict: whoever reads it finds the profile there
         for verdict in held:
             channel.send(**_witnessed(channel, request, witness_process, folder, verdict))
         channel.send(type="exited", id=request.id, status=_exit_description(status))
-        _keep_profile(folder, request.id)
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -408,3 +408,18 @@ def test_other_values_of_a_parameter_by_its_kind():
     assert trials.other_values(0.0, forward, "t") == [trials.other_value(0.0)]
     assert trials.other_values("avg", forward, "mode", strings=1) == ["max"]
     assert trials.other_values("avg", forward, None) == [] and trials.other_values(None, forward, "x") == []
+
+
+def test_two_calls_converts_the_second_calls_inputs_with_the_model():
+    """The float64 evaluation of a bf16 trial converts the TwoCalls wrapper: its second call must then run in
+    float64 too (CI 2026-12-04: a bf16 rotary candidate failed because it ran in bf16 and agreed exactly)."""
+    class Scaled(torch.nn.Linear):
+        def forward(self, x, k):
+            return super().forward(x) * k
+
+    second = [torch.randn(3, 4, dtype=torch.bfloat16), 5]
+    both = trials.TwoCalls(Scaled(4, 2).to(torch.bfloat16), second).double()
+    assert both.second[0].dtype == torch.float64 and both.second[1] == 5
+    outs = both(torch.randn(2, 4, dtype=torch.float64), 2)
+    assert [o.dtype for o in outs] == [torch.float64, torch.float64] and outs[1].shape == (3, 2)
+    assert both.second[0].to(torch.bfloat16).equal(second[0])         # the same values, only wider
