@@ -59,6 +59,11 @@ def buffer_tolerance(dtype: torch.dtype, override: Tolerance | None = None) -> T
 
 NOISE_ONLY = 1.0    # the reference's relative L2 error against float64 at which its output is only noise
 EXACT_SLACK = 2.0   # a candidate may be this many times as far from the float64 result as the reference is
+# ... and, in relative L2 error, this many times: the L2 error of an ill-conditioned output (a gradient that
+# nearly cancels, as a weight's before a second batch norm) is a few elements' rounding, and two honest float32
+# orders of summation differ by more than 2x there (CI 2026-12-04: torch's own BatchNorm backward, fed a
+# contiguous grad_output instead of a strided one, was 2.02x the reference's)
+EXACT_L2_SLACK = 4.0
 
 
 def compare_outputs(ref: list[torch.Tensor], cand: list[torch.Tensor], override: Tolerance | None = None,
@@ -69,7 +74,7 @@ def compare_outputs(ref: list[torch.Tensor], cand: list[torch.Tensor], override:
     ``exact``: the reference evaluated in float64 (fair numerics). An output that misses the reference's
     tolerance still matches when it is as close to the float64 result as the reference itself is: every
     element within ``atol + rtol * |exact| + 2 * max|ref - exact|`` of it, and a relative L2 error against it
-    of at most ``max(rel_l2, 2 * the reference's)``. Integer, boolean and NaN/Inf positions stay exact.
+    of at most ``max(rel_l2, 4 * the reference's)``. Integer, boolean and NaN/Inf positions stay exact.
     ``atol_scale``: inputs scaled or shifted by this much (the out-of-range trials) scale the absolute
     tolerance alike, since rounding errors grow with the values a kernel adds up. ``layout``: an output must be
     contiguous where the reference's is (``out.view(...)`` in the user's program works only then)."""
@@ -103,7 +108,7 @@ def compare_outputs(ref: list[torch.Tensor], cand: list[torch.Tensor], override:
             slack = EXACT_SLACK * max_error
             # a reference as far from float64 as the float64 values are large is rounding noise around ~0
             # (the mean of a normalised tensor): no relative error means anything there; elements keep atol
-            rel_l2 = 0.0 if l2_error >= NOISE_ONLY else max(tol.rel_l2, EXACT_SLACK * l2_error)
+            rel_l2 = 0.0 if l2_error >= NOISE_ONLY else max(tol.rel_l2, EXACT_L2_SLACK * l2_error)
             widened = Tolerance(atol=tol.atol + slack, rtol=tol.rtol, rel_l2=rel_l2)
             if _compare_values(e.to(torch.float64), c, widened, label) is None:
                 failure = None

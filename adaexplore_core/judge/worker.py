@@ -1282,8 +1282,9 @@ class Judging:
         else on inputs whose dims of the int's old size have its new size (a feature count the inputs follow;
         skipped where the reference refuses those too). On a GPU the
         pairs are built as a program builds them, on the CPU and then moved (red team c6: the certified
-        candidate is, the trials' were not), until one of them has run; the others on the GPU (large weights
-        initialised there)."""
+        candidate is, the trials' were not), until one pair of each argument has run; the others on the GPU
+        (large weights initialised there). One pair in all was not enough: a ModelNew that reads a size at run
+        time only when its weights were made on the GPU passed a CPU-built trial of another argument."""
         args = task.init_args()
         ints = [(i, a) for i, a in enumerate(args) if type(a) is int]
         changes = ([(i, a + 1) for i, a in ints] + [(i, a - 1) for i, a in ints if a > 1]
@@ -1292,7 +1293,8 @@ class Judging:
             changes += [(i, 2 * a + 1) for i, a in ints if a > 1]       # every int (red team: a third one)
         changes += self._other_arguments(task, args)
         details = []
-        as_program = self.device.type != "cpu"
+        on_gpu = self.device.type != "cpu"
+        ran_as_program: set[int] = set()     # arguments of which a pair built as a program builds it has run
         built: set[int] = set()              # int arguments at which the reference was built
         tried_again: set[int] = set()
         while True:
@@ -1304,6 +1306,7 @@ class Judging:
                     break
             index, new = changes.pop(0)
             changed = args[:index] + [new] + args[index + 1:]
+            as_program = on_gpu and index not in ran_as_program
             label = f"constructor trial (argument {index}: {args[index]} -> {new}" + \
                 (", built on the CPU, then moved)" if as_program else ")")
             values, note = self.envelope_inputs(task)
@@ -1323,7 +1326,8 @@ class Judging:
             with self.rule("constructor", label + note, CONSTRUCTOR_RULE):
                 ran = self.trial(*models, Inputs(values, label + note), normal=False, skippable=True,
                                  launch_required=False)
-            as_program = as_program and not ran          # until one pair built as a program builds it has run
+            if ran and as_program:
+                ran_as_program.add(index)
             details.append(f"{label} matched the reference{note}" if ran else
                            f"{label}: the reference does not accept get_inputs' inputs there")
             del models
