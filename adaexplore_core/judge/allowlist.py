@@ -559,7 +559,8 @@ DUNDER_ATTRIBUTES = _names("__init__ __name__")
 # Any attribute whose name contains this installs or reads hooks: register_forward_hook, register_hook,
 # register_module_forward_hook, add_pre_run_hook, _forward_hooks, ...
 HOOK_MARK = "hook"
-HOOK_TESTS = frozenset({"_forward_hooks", "_forward_pre_hooks"})   # allowed where only their truth is read
+# allowed where only their truth is read
+HOOK_TESTS = frozenset({"_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"})
 # A module's own dicts of children, parameters and buffers: allowed only as ``m._parameters.get('name')`` (one
 # constant key, read): the dispatch of a patch reads the module's state on every call, and Module.__getattr__
 # costs ~0.7 us a read

@@ -53,9 +53,9 @@ Rules:
   ``allowlist.REFUSED_ATTRIBUTES`` (``data_ptr``: tensor addresses enable identity caches, Triton launches
   take tensors; ``storage`` / ``untyped_storage`` / ``set_``; ``numpy`` / ``tofile`` / ``dump``;
   frame, code and generator internals; module names like ``os`` / ``sys``); nothing whose name contains
-  ``hook``, except ``_forward_hooks`` and ``_forward_pre_hooks`` where only their truth is read (``if
-  m._forward_hooks or m._forward_pre_hooks:``: a patch falls back when the program registered hooks on a
-  submodule its kernels replace); ``_modules``, ``_parameters`` and ``_buffers`` only as
+  ``hook``, except ``_forward_hooks``, ``_forward_pre_hooks``, ``_backward_hooks`` and
+  ``_backward_pre_hooks`` where only their truth is read (``if m._forward_hooks or m._backward_hooks:``: a
+  patch falls back when the program registered hooks on a submodule its kernels replace); ``_modules``, ``_parameters`` and ``_buffers`` only as
   ``m._parameters.get('w')`` (one constant key: the dispatch reads a module's state without
   ``Module.__getattr__``). ``str.format`` / ``format_map`` only on a string literal whose fields read no
   attribute or key (``"{0.gi_frame}".format(g)`` walks frames), never through ``getattr`` (which meets every
@@ -678,7 +678,7 @@ class _Checker(ast.NodeVisitor):
             self.add(node, "attribute", f"the attribute '{attr}'{where} is not allowed: {A.REFUSED_ATTRIBUTES[attr]}")
             return
         if attr in A.HOOK_TESTS and isinstance(node, ast.Attribute) and self._truth_tested(node):
-            return                  # `if m._forward_hooks or m._forward_pre_hooks:` falls back; nothing else
+            return                  # `if m._forward_hooks or m._backward_hooks:` falls back; nothing else
         if attr in A.STATE_SLOTS and isinstance(node, ast.Attribute) and self._read_by_key(node):
             return                  # `m._parameters.get('weight')`: the tensor or None, nothing else
         if A.HOOK_MARK in attr.lower():

@@ -1552,6 +1552,8 @@ class Judging:
                 for handle in handles:
                     handle.remove()
         details += self.replaced_submodules(task, reference, candidate)
+        details += self.swapped_kinds(task, reference, candidate)
+        details += self.backward_hooked(task, reference, candidate)
         details += self.loaded_checkpoint(task, reference, candidate)
         if any(True for _ in reference.parameters()):
             # the old parameters frozen, new ones (same values) training: a patch that listed its parameters
@@ -1615,6 +1617,58 @@ class Judging:
                     cand_parent._modules[attr] = old_cand
             details.append(label if ran else f"{label}: not tried (the reference gives no finite output)")
         return details
+
+    def swapped_kinds(self, task: Any, reference: Any, candidate: Any) -> list[str]:
+        """Submodules without children or parameters (an activation, a dropout) swapped for another kind, as a
+        program does (``model.act = nn.SiLU()``): the first two, each in a trial of its own, set to
+        ``nn.Identity()`` (an Identity to ``nn.ReLU()``), then put back. Every path and tensor stays: a patch
+        that inlined the old activation computes it still (red team a9, 2026-12-04)."""
+        cand_modules = dict(ood.modules_of(candidate))
+        names = [n for n, m in ood.modules_of(reference) if n and n in cand_modules and not m._modules
+                 and not any(True for _ in ood.own_tensors(m, "_parameters"))][:2]
+        details = []
+        for name in names:
+            parent_path, _, attr = name.rpartition(".")
+            ref_parent, cand_parent = ood.submodule_of(reference, parent_path), ood.submodule_of(candidate, parent_path)
+            old_ref, old_cand = ref_parent._modules[attr], cand_parent._modules[attr]
+            kind = torch.nn.ReLU if isinstance(old_ref, torch.nn.Identity) else torch.nn.Identity
+            label = f"swapped submodule trial ({name}, a {type(old_ref).__name__}, set to nn.{kind.__name__}())"
+            try:
+                ref_parent._modules[attr] = kind()
+                _run_candidate(lambda: setattr(cand_parent, attr, kind()), f"module's replacement of {name}")
+                values, note = self.envelope_inputs(task)
+                with self.rule("program", label + note, REPLACED_RULE):
+                    ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False,
+                                     skippable=True, launch_required=False)
+            finally:
+                ref_parent._modules[attr] = old_ref
+                cand_parent._modules[attr] = old_cand
+            details.append(label if ran else f"{label}: not tried (the reference does not run so)")
+        return details
+
+    def backward_hooked(self, task: Any, reference: Any, candidate: Any) -> list[str]:
+        """A full backward hook (``register_full_backward_hook``) on the first and the last submodule, halving
+        the gradients of its inputs, then a gradient trial: a Triton backward that skips the submodule's call
+        skips its hook, and the program's gradients differ (red team a10, 2026-12-04). Not tried where the
+        reference is not differentiable so (an in-place op on a hooked output)."""
+        cand_modules = dict(ood.modules_of(candidate))
+        shared = [n for n, _ in ood.modules_of(reference) if n and n in cand_modules]
+        if not shared:
+            return []
+        names = sorted({shared[0], shared[-1]}, key=shared.index)
+        handles = []
+        try:
+            for model in (reference, candidate):
+                for name in names:
+                    handles.append(ood.submodule_of(model, name).register_full_backward_hook(_halve_grad_inputs))
+            label = f"gradient trial (a backward hook on {' and '.join(names)})"
+            ran = self.gradient_trial(task, reference, candidate, "all", label)
+        finally:
+            for handle in handles:
+                handle.remove()
+        if ran is None or ran[0] is None:
+            return [f"{label}: not tried (not differentiable so)"]
+        return [label]
 
     def loaded_checkpoint(self, task: Any, reference: Any, candidate: Any) -> list[str]:
         """A checkpoint of other weights loaded through ``ModelNew.load_state_dict``, as a program restores one
@@ -2603,6 +2657,12 @@ def _forward_mode(model: Any, inputs: list[Any], tangents: list[Any], whose: str
 def _halve_inputs(module: torch.nn.Module, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """A forward pre-hook of the hooks trial: floating tensor arguments halved."""
     return tuple(a * 0.5 if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args)
+
+
+def _halve_grad_inputs(module: torch.nn.Module, grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]
+                       ) -> tuple[Any, ...]:
+    """A full backward hook of the backward hook trial: the gradients of the module's inputs halved."""
+    return tuple(g * 0.5 if isinstance(g, torch.Tensor) else g for g in grad_inputs)
 
 
 def _scale_output(module: torch.nn.Module, args: tuple[Any, ...], out: Any) -> Any:

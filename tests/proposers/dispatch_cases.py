@@ -70,6 +70,24 @@ def get_inputs():
 def get_init_inputs():
     return [40]
 ''',
+    "linear_act": '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, features, outputs):
+        super().__init__()
+        self.linear = nn.Linear(features, outputs)
+        self.act = nn.GELU()
+
+    def forward(self, x):
+        return self.act(self.linear(x)) * 2.0
+
+def get_inputs():
+    return [torch.randn(6, 24)]
+def get_init_inputs():
+    return [24, 20]
+''',
     "linear_gelu": '''
 import torch
 import torch.nn as nn
@@ -375,6 +393,32 @@ def test_hooks_of_submodules_run(gemm, tmp_path):
     for model in (pair.reference, pair.candidate):
         model.linear.register_forward_pre_hook(lambda module, args: (args[0] * 2,))
     check_call(pair, False, "forward pre-hook", x)
+
+
+def test_a_backward_hook_on_a_submodule_takes_the_original_forward(tmp_path):
+    """A backward hook (gradient clipping per layer, a gradient-reversal layer) runs only when the submodule
+    is called: the Triton path falls back while one is registered (red team a10, 2026-12-04)."""
+    pair = Pair("linear_gelu", tmp_path, gemm=True)
+    x = torch.randn(6, 24)
+    handles = [model.linear.register_full_backward_hook(lambda module, grad_in, grad_out: None)
+               for model in (pair.reference, pair.candidate)]
+    check_call(pair, False, "backward hook", x)
+    for handle in handles:
+        handle.remove()
+    check_call(pair, True, "hook removed", x)
+
+
+def test_a_swapped_activation_takes_the_original_forward(tmp_path):
+    """``model.act = nn.SiLU()`` keeps every path and tensor; the kind (its repr) changed, so the Triton path,
+    which inlined GELU, falls back; another GELU of the same setting takes it again (red team a9, 2026-12-04)."""
+    pair = Pair("linear_act", tmp_path)
+    x = torch.randn(6, 24)
+    check_call(pair, True, "as built", x)
+    for swapped in (nn.SiLU(), nn.Identity(), nn.GELU(approximate="tanh")):
+        pair.set("act", swapped)
+        check_call(pair, False, f"act = {swapped!r}", x)
+    pair.set("act", nn.GELU())
+    check_call(pair, True, "act = a new GELU()", x)
 
 
 @pytest.mark.xfail(strict=True, reason="global module hooks (torch.nn.modules.module._global_forward_hooks, "

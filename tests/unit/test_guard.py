@@ -447,7 +447,8 @@ def test_ordinary_dunders_allowed():
                                   "return 1 if not m._forward_hooks else 2\n",
                                   "return bool(m._forward_pre_hooks) and len(m._forward_hooks) > 0\n",
                                   "while m._forward_hooks:\n        break\n",
-                                  "return any(n._forward_hooks or n._forward_pre_hooks for n in m.modules())\n"])
+                                  "return any(n._forward_hooks or n._forward_pre_hooks for n in m.modules())\n",
+                                  "if m._backward_hooks or m._backward_pre_hooks:\n        return 1\n"])
 def test_reading_whether_a_module_has_hooks_is_allowed(test):
     assert findings_of(f"def g(m):\n    {test}") == []
 
@@ -457,10 +458,11 @@ def test_reading_whether_a_module_has_hooks_is_allowed(test):
                                  "if m._forward_hooks.popitem():\n        pass",
                                  "m._forward_hooks[0] = print",
                                  "return max(n._forward_hooks for n in m.modules())",
-                                 "return [n._forward_hooks for n in m.modules()]"])
+                                 "return [n._forward_hooks for n in m.modules()]",
+                                 "return m._backward_hooks", "m._backward_pre_hooks.clear()"])
 def test_any_other_use_of_the_hook_dicts_is_refused(use):
     f = findings_of(f"def g(m):\n    {use}\n")
-    assert f and any("_forward_" in x.message for x in f)
+    assert f and any("_forward_" in x.message or "_backward_" in x.message for x in f)
 
 
 @pytest.mark.parametrize("read", ["return m._parameters.get('weight')", "return m._buffers.get('running_mean')",

@@ -9,7 +9,9 @@ for an argument traced as None (``mask=None``), a batch norm in the other train/
 calls after the program changed the module (state.py, read on every call): a plain number of the module tree other than
 captured (ENVELOPE["numbers"]: fx inlines them), a parameter slot that holds no Parameter (pruning and
 other reparametrisations through a forward pre-hook), an unset slot that got a tensor, a forward hook or
-pre-hook on a submodule. Replaced parameters, buffers and submodules are checked as they are now. Global
+pre-hook or backward hook on a submodule, a submodule without parameters swapped for another kind or set up
+otherwise (ENVELOPE["kinds"]: its repr). Replaced parameters, buffers and submodules are checked as they
+are now (a submodule with parameters swapped for a subclass that keeps them is not seen). Global
 module hooks (``register_module_forward_hook``) are not seen: the judge's guard keeps generated code away
 from ``torch.nn.modules``.
 
@@ -115,9 +117,11 @@ def build(captured: Captured, device_type: str, placeholders: list[fx.Node]) -> 
     dtypes = sorted({str(t.dtype) for t in list(module.parameters()) + list(module.buffers())
                      if t.is_floating_point()})
     numbers = {path: _literal(v) for path, v in state.recorded_numbers(captured.state).items()}
+    modules = captured.state.modules
+    kinds = [[modules.index(path), text] for path, text in captured.state.kinds.items()]
     return {"device_types": [device_type], "inputs": specs, "parameter_dtypes": dtypes,
             "eval_only": list(captured.eval_only), "train_only": list(captured.train_only), "autograd": False,
-            "numbers": numbers}
+            "numbers": numbers, "kinds": kinds}
 
 
 def methods(captured: Captured) -> str:
@@ -160,7 +164,10 @@ def _in_envelope(self, args):
         return False
     modules, parameters, buffers, unset, numbers = state
     for m in modules:               # hooks of submodules that the kernels replace would not run
-        if m is None or m._forward_hooks or m._forward_pre_hooks:
+        if m is None or m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks:
+            return False
+    for index, kind in envelope['kinds']:    # a submodule swapped for another kind (nn.GELU -> nn.SiLU)
+        if repr(modules[index]) != kind:
             return False
     for path in envelope['eval_only']:
         if self.get_submodule(path).training:

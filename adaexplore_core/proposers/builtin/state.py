@@ -39,6 +39,7 @@ class ModuleState:
     unset: tuple[str, ...] = ()
     numbers: dict[str, int | float | bool] = field(default_factory=dict)
     access: dict[str, str | None] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)   # repr of each submodule without children or parameters
 
     def reachable(self, path: str) -> bool:
         parts = path.split(".")
@@ -48,11 +49,15 @@ class ModuleState:
 def module_state(model: nn.Module) -> ModuleState:
     """What of ``model`` the capture may have read or skipped: every submodule (whose hooks the Triton path
     does not run), every parameter and buffer slot, and every public ``int``, ``float`` or ``bool`` in a
-    module's ``__dict__`` (not ``training``, which the envelope checks by itself)."""
-    modules, parameters, buffers, unset, numbers, access = [], [], [], [], {}, {}
+    module's ``__dict__`` (not ``training``, which the envelope checks by itself); and the ``repr`` of every
+    submodule without children or parameters (``GELU(approximate='none')``): a program that swaps an activation
+    (``model.act = nn.SiLU()``) keeps every path and tensor, so only its kind tells (red team, 2026-12-04)."""
+    modules, parameters, buffers, unset, numbers, access, kinds = [], [], [], [], {}, {}, {}
     for prefix, module in model.named_modules():
         if prefix:
             modules.append(prefix)
+            if not module._modules and not module._parameters:
+                kinds[prefix] = repr(module)
         def path(name: str) -> str:
             return f"{prefix}.{name}" if prefix else name
         for name, _ in module.named_children():
@@ -69,7 +74,7 @@ def module_state(model: nn.Module) -> ModuleState:
                                     "envelope cannot record (a NaN never equals itself)")
             numbers[path(name)] = value
             access[path(name)] = _attribute_step(name)
-    return ModuleState(tuple(modules), tuple(parameters), tuple(buffers), tuple(unset), numbers, access)
+    return ModuleState(tuple(modules), tuple(parameters), tuple(buffers), tuple(unset), numbers, access, kinds)
 
 
 def _attribute_step(name: str) -> str | None:

@@ -78,7 +78,7 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dim() != 2 or x.dtype not in (torch.float32, torch.bfloat16) or self.linear._forward_hooks \
-                or self.linear._forward_pre_hooks \
+                or self.linear._forward_pre_hooks or self.linear._backward_hooks \
                 or torch.autograd.forward_ad.unpack_dual(x).tangent is not None:   # hooks, forward-mode AD: the original
             return torch.nn.functional.gelu(self.linear(x))
         return LinearGelu.apply(x, self.linear.weight, self.linear.bias)
