@@ -30,8 +30,8 @@ _TAKEN = frozenset(dir(builtins)) | {"self", "torch", "triton", "tl", "operator"
 class ModuleState:
     """Paths ("body.0.weight") of the module tree as built: submodules, parameters, buffers, parameter and buffer
     slots that hold None (``bias=False``), and plain numbers with their values. ``access``: for each path, how
-    its last step is written (``{}._modules.get('fc')``, ``{}._parameters.get('weight')``, ``{}.eps``,
-    ``getattr({}, 'odd name')``), None for a number the judge's guard would refuse to read (a private one)."""
+    its last step is written (``{}._modules.get('fc')``, ``{}._parameters.get('weight')``,
+    ``getattr({}, 'eps', None)``), None for a number the judge's guard would refuse to read (a private one)."""
 
     modules: tuple[str, ...] = ()      # every submodule (not the root, whose own hooks run around forward)
     parameters: tuple[str, ...] = ()
@@ -78,13 +78,12 @@ def module_state(model: nn.Module) -> ModuleState:
 
 
 def _attribute_step(name: str) -> str | None:
-    """``{}.name``; ``getattr({}, '0')`` for a name that is not an identifier; None for a name the guard
+    """``getattr({}, 'eps', None)``: None where the module has no such attribute now (a LayerNorm swapped for
+    an nn.Identity: the envelope then falls back instead of raising in the program); None for a name the guard
     refuses on other objects than ``self`` (private, hooks, ``storage``, ...)."""
     if name.startswith("_") or allowlist.HOOK_MARK in name.lower() or name in allowlist.REFUSED_ATTRIBUTES:
         return None
-    if name.isidentifier() and not keyword.iskeyword(name):
-        return "{}." + name
-    return "getattr({}, " + repr(name) + ")"
+    return "getattr({}, " + repr(name) + ", None)"
 
 
 def _slot_step(slot: str, name: str) -> str:
