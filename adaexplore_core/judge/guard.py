@@ -55,9 +55,9 @@ Rules:
   frame, code and generator internals; module names like ``os`` / ``sys``); nothing whose name contains
   ``hook``, except ``_forward_hooks``, ``_forward_pre_hooks``, ``_backward_hooks`` and
   ``_backward_pre_hooks`` where only their truth is read (``if m._forward_hooks or m._backward_hooks:``: a
-  patch falls back when the program registered hooks on a submodule its kernels replace); ``_modules``, ``_parameters`` and ``_buffers`` only as
-  ``m._parameters.get('w')`` (one constant key: the dispatch reads a module's state without
-  ``Module.__getattr__``). ``str.format`` / ``format_map`` only on a string literal whose fields read no
+  patch falls back when the program registered hooks on a submodule its kernels replace); ``_modules``,
+  ``_parameters`` and ``_buffers`` only as ``m._parameters.get('w')`` (one constant key: the dispatch reads a
+  module's state without ``Module.__getattr__``). ``str.format`` / ``format_map`` only on a string literal whose fields read no
   attribute or key (``"{0.gi_frame}".format(g)`` walks frames), never through ``getattr`` (which meets every
   rule the attribute meets), and ``case C(__class__=c)`` is checked too. A method of a class of the file only
   through an instance (``self.helper()``): ``Class.helper(obj, ...)`` makes any object its ``self``.
