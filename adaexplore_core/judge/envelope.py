@@ -180,6 +180,72 @@ def resized_fixed(inputs: list[Any], size: int, new: int, seed: int) -> list[Any
     return out
 
 
+# Sizes past the caps a kernel commonly puts on its tile or its grid without a loop (``min(next_power_of_2(n),
+# 1024)``, ``grid = (min(rows, 4096),)``; red team 16, a6 and a12): the example's sizes grown by a factor do not
+# reach them. On the CPU (the Triton interpreter runs each program in turn) only the first of each.
+ROW_LENGTH_CAPS = (1024, 4096)
+ROW_COUNT_CAPS = (4096, 65536)
+# the inputs of those trials stay within this (others: PAST_CAPS_GPU); small on the CPU, where a conv's square
+# image grown to 1025 x 1025 took 37 s and 2.4 GB in the interpreter
+PAST_CAPS_BYTES = {"cpu": 4 << 20}
+PAST_CAPS_GPU = 512 << 20
+
+
+def _past_caps_budget(device_type: str) -> int:
+    return PAST_CAPS_BYTES.get(device_type, PAST_CAPS_GPU)
+
+
+def _caps(caps: tuple[int, ...], device_type: str) -> tuple[int, ...]:
+    return caps[:1] if device_type == "cpu" else caps
+
+
+def long_rows(inputs: list[Any], device_type: str) -> list[tuple[int, int]]:
+    """(size, new): the largest fixed size that is the last dim of a tensor input (a row length), at each
+    common cap + 1 above it, where the inputs so grown stay within the budget once B is made smaller
+    (``within_budget``)."""
+    found = symbols(inputs)
+    lasts = [int(x.shape[-1]) for x in tensor_inputs(inputs) if x.dim() >= 1 and _fixed(x, x.dim() - 1, found)]
+    if not lasts or max(lasts) < 2:
+        return []
+    size = max(lasts)
+    return [(size, cap + 1) for cap in _caps(ROW_LENGTH_CAPS, device_type) if cap >= size]
+
+
+def within_budget(inputs: list[Any], device_type: str, seed: int) -> list[Any] | None:
+    """``inputs`` with B made smaller until they hold at most the past-the-caps budget; None where even B = 1
+    holds more (or there is no B to shrink)."""
+    budget = _past_caps_budget(device_type)
+    held = tensor_bytes(inputs)
+    if held <= budget:
+        return inputs
+    found = symbols(inputs).get("B")
+    if found is None:
+        return None
+    dim, size = found
+    new = size * budget // held
+    if new < 1:
+        return None
+    return resized(inputs, Variant("B", dim, size, new), seed)
+
+
+def many_rows(inputs: list[Any], device_type: str) -> Variant | None:
+    """A B variant past a common cap on the row count (the first input's elements over its last dim): the
+    largest cap whose rows fit the budget, and only where the judged sizes of B stay below it."""
+    found = symbols(inputs).get("B")
+    tensors = tensor_inputs(inputs)
+    if found is None or tensors[0].dim() < 2 or tensors[0].shape[-1] == 0:
+        return None
+    dim, size = found
+    rows = tensors[0].numel() // tensors[0].shape[-1]
+    for cap in reversed(_caps(ROW_COUNT_CAPS, device_type)):
+        if rows * max(judged_sizes(size)) // size > cap:
+            return None                                   # the shape trials pass it already
+        new = -(-(cap + 1) * size // rows)                # ceil: rows past the cap
+        if tensor_bytes(inputs) * new <= _past_caps_budget(device_type) * size:
+            return Variant("B", dim, size, new)
+    return None
+
+
 LAYOUTS = ("transposed", "sliced", "middle_sliced", "leading_permuted", "channels_last")
 
 

@@ -516,7 +516,9 @@ def loss(outputs: list[torch.Tensor], grads: list[torch.Tensor | None]) -> torch
     return sum(((o * g).sum() for o, g in zip(outputs, grads) if g is not None), torch.zeros(()))
 
 
-BACKWARDS = ("plain", "strided", "expanded", "twice", "second_order", "grad_function")
+BACKWARDS = ("plain", "strided", "expanded", "narrowed", "outputs_changed", "twice", "second_order",
+             "grad_function")
+NARROWED_EXTRA = 3     # "narrowed": columns of other features concatenated after each output
 
 
 class GradWritten(Exception):
@@ -534,8 +536,31 @@ def backward(outputs: list[torch.Tensor], grads: list[torch.Tensor | None], how:
     "expanded", each output summed and scaled by one number of its grad_output, as ``out.sum().backward()``
     does: the grad_output reaching the module is a broadcast scalar, stride 0 (red team 2026-12-04: a
     backward that wrote its result into grad_output's memory). In "second_order", grad_outputs that require
-    grad get the penalty's gradient too, as a layer after the module (a critic's head) gets it."""
-    if how == "expanded":
+    grad get the penalty's gradient too, as a layer after the module (a critic's head) gets it. "narrowed":
+    each output concatenated with other features in its last dim before the loss (``torch.cat([out, feats],
+    -1)``): the grad_output reaching the module is a column slice of a wider tensor, its rows further apart
+    than its width (red team 16, a7). "outputs_changed": each output changed in place before the loss, as
+    ``out += identity`` does in a residual block: a backward that reads an output it kept without
+    ``save_for_backward`` reads the changed values (red team 16, a5); the loss's gradient is the same."""
+    if how == "narrowed":
+        total = torch.zeros(())
+        for o, g in zip(outputs, grads):
+            if g is None:
+                continue
+            if o.dim() >= 1:
+                extra = o.new_zeros(o.shape[:-1] + (NARROWED_EXTRA,))
+                wide = torch.cat([o, extra], -1)
+                wide_grad = torch.cat([g, extra.detach().to(g.dtype)], -1)
+                total = total + (wide * wide_grad).sum()
+            else:
+                total = total + (o * g).sum()
+        total.backward()
+    elif how == "outputs_changed":
+        for o, g in zip(outputs, grads):
+            if g is not None:
+                o.add_(g.detach())
+        loss(outputs, grads).backward()
+    elif how == "expanded":
         total = torch.zeros(())
         for o, g in zip(outputs, grads):
             if g is None:

@@ -61,8 +61,9 @@ GRADIENTS_RULE = ("after Apply, training through ModelNew must work (fall back t
                   "inside it, as under create_graph=True)")
 DTYPES_RULE = ("ModelNew must also work after model.to(another dtype) (bfloat16, float16, float32, float64) and "
                "on inputs of another dtype than its parameters, returning the dtype the reference returns with its "
-               "precision (compute in float32 inside the kernel and store in the dtype PyTorch would return, or "
-               "fall back to the original forward for other dtypes)")
+               "precision (compute bfloat16 and float16 in float32 inside the kernel, float64 in float64, and "
+               "store in the dtype PyTorch would return, or fall back to the original forward for other dtypes), "
+               "with autograd too")
 FORWARD_MODE_RULE = ("ModelNew must carry forward-mode tangents as the original does (torch.func.jvp, jacfwd): fall "
                      "back to the original forward when an input is a dual tensor "
                      "(torch.autograd.forward_ad.unpack_dual(x).tangent is not None)")
@@ -110,6 +111,7 @@ DROPOUT_LAYERS = (torch.nn.modules.dropout._DropoutNd,)
 # dtype and mode trials keep the NaN fill (an output element never written shows there); the size trials add one
 # trial with plain memory at a smaller size drawn from those the reference accepted.
 PLAIN_MEMORY_STAGES = ("repeat_calls", "settings", "weights", "program")
+GRADIENT_DTYPES = ("bfloat16", "float16", "float32", "float64")   # gradient cases in another dtype (``dtypes``)
 RULED_CHECKS = ("runs", "compiles", "output_structure", "values", "finite")   # renamed to the trial's check
 
 
@@ -964,8 +966,12 @@ class Judging:
                  else skipped).append(label.replace(" trial", ""))
         if ood.has_integers(base):
             label = "ignored indices trial (-100 in integer inputs)"
-            (done if self.trial(reference, candidate, Inputs(ood.ignored_indices(base, self.seed()), label),
-                                normal=False, skippable=True) else skipped).append(label.replace(" trial", ""))
+            values = ood.ignored_indices(base, self.seed())
+            if self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True):
+                done.append(label.replace(" trial", ""))
+            else:                  # the reference raises on an index out of range: so must the candidate
+                self.refused_alike(reference, candidate, values, label, "out_of_distribution")   # (red team 16, a8)
+                skipped.append(label.replace(" trial", ""))
         if ood.has_masks(base):
             for label, values in (("random masks trial", ood.random_masks(base, self.seed())),
                                   ("random masks trial (rows shuffled)", ood.permuted_masks(base, self.seed()))):
@@ -1121,6 +1127,7 @@ class Judging:
                             "can be tried (the inputs have no such dim): declare free only the sizes the judge "
                             "validates")
         detail = _shapes_detail(validated, skipped)
+        detail += self.many_rows(task, reference, candidate, example)
         smaller = [v for v in accepted_variants if v.new < v.size]     # cheap: no larger than get_inputs' size
         if smaller:
             variant = self.rng.choice(smaller)
@@ -1130,6 +1137,22 @@ class Judging:
                            normal=False, skippable=True, launch_required=False)
             detail += f"; {variant.symbol} = {variant.new} again with fresh memory not NaN-filled"
         self.pass_check("shapes", f"{detail}; {self.empty_batch(reference, candidate, example)}")
+
+    def many_rows(self, task: Any, reference: Any, candidate: Any, example: list[Any]) -> str:
+        """B grown until the rows (the first input's elements over its last dim) pass a common cap on a grid
+        (4096; on a GPU 65536 where the inputs fit), with autograd too: a kernel whose grid stops at a cap leaves
+        rows unwritten (red team 16, a12). Returns a note for the shapes check ("" where not tried)."""
+        variant = envelopes.many_rows(example, self.device.type)
+        if variant is None:
+            return ""
+        values = envelopes.resized(example, variant, self.seed())
+        what = f"B: {variant.size} -> {variant.new}, rows past a common grid cap"
+        label = f"shape trial ({what})"
+        with self.rule("shapes", label, SHAPES_RULE):
+            if not self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                              launch_required=False):
+                return f"; {label}: not accepted by the reference"
+        return f"; {label} matched" + self.trained(task, reference, candidate, values, what)
 
     def empty_batch(self, reference: Any, candidate: Any, example: list[Any]) -> str:
         """The inputs with B (dim 0 of the first input, and of the inputs that share its size) at 0, where the
@@ -1295,6 +1318,7 @@ class Judging:
         details = []
         on_gpu = self.device.type != "cpu"
         ran_as_program: set[int] = set()     # arguments of which a pair built as a program builds it has run
+        trained: set[int] = set()            # arguments of which a pair has run with autograd too
         built: set[int] = set()              # int arguments at which the reference was built
         tried_again: set[int] = set()
         while True:
@@ -1322,12 +1346,21 @@ class Judging:
             built.add(index)
             if not models:
                 details.append(f"{label}: the reference does not accept get_inputs' inputs there")
+                if _state_bytes(reference) <= DOUBLED_TRIAL_BYTES:       # so neither may the candidate (red
+                    pair = self.built_with(task, type(candidate), changed, reference.training, as_program)
+                    if pair:                                              # team 16, a8: ids past a smaller table)
+                        self.refused_alike(*pair, values, label + note, "constructor")
+                    del pair
                 continue
             with self.rule("constructor", label + note, CONSTRUCTOR_RULE):
                 ran = self.trial(*models, Inputs(values, label + note), normal=False, skippable=True,
                                  launch_required=False)
             if ran and as_program:
                 ran_as_program.add(index)
+            if ran and index not in trained:      # each argument's first pair that ran, with autograd too
+                trained.add(index)                # (red team 16: only the no-grad path was tried)
+                note += self.trained(task, *models, values, label.removeprefix("constructor trial (")
+                                     .removesuffix(")"))
             details.append(f"{label} matched the reference{note}" if ran else
                            f"{label}: the reference does not accept get_inputs' inputs there")
             del models
@@ -1423,6 +1456,9 @@ class Judging:
             with self.rule("settings", label, SETTINGS_RULE):
                 ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False, skippable=True,
                                  launch_required=False)
+            if ran:                        # a temperature annealed while training (red team 16, a3)
+                note += self.trained(task, reference, candidate, values, label.removeprefix("settings trial (")
+                                     .removesuffix(")"))
         finally:
             for path, name, value, was in saved:
                 setattr(reference.get_submodule(path), name, value)
@@ -1465,12 +1501,15 @@ class Judging:
                    if any(type(x) is str for x in call)]           # an option's own range (red team, 2026-12-03:
         calls += strings                                          # a naive logsumexp behind a fifth option)
         details = []
+        scaled = {label for label, _ in strings}
         for label, call in calls:
             with self.rule("settings", label + note, SETTINGS_RULE):
                 ran = self.trial(reference, candidate, Inputs(call, label + note), normal=False, skippable=True,
                                  launch_required=False)
-            details.append(f"{label} matched the reference{note}" if ran else f"{label}: not accepted by the "
-                                                                           "reference")
+            trained = self.trained(task, reference, candidate, call, label.removeprefix("settings trial (")
+                                   .removesuffix(")")) if ran and label not in scaled else ""
+            details.append(f"{label} matched the reference{note}{trained}" if ran else
+                           f"{label}: not accepted by the reference")
         return details
 
     def weights_in_place(self, task: Any, reference: Any, candidate: Any) -> None:
@@ -1482,6 +1521,7 @@ class Judging:
             return
         saved = _modes(reference), _modes(candidate)
         done = []
+        first_mode = "train" if reference.training else "eval"
         try:
             for mode in ("train", "eval") if reference.training else ("eval", "train"):
                 reference.train(mode == "train")
@@ -1490,6 +1530,12 @@ class Judging:
                     if step != "first call":
                         ood.changed_in_place(reference, self.seed(), "column" if "column" in step else "fraction")
                         ood.copy_state(reference, candidate)
+                    if mode == first_mode:        # a training step first: no call without autograd between
+                        ran = self.gradient_trial(  # the change and the backward (red team 16, a4: a weight
+                            task, reference, candidate, "all",       # copy refreshed by inference calls only)
+                            f"gradient trial ({mode} mode, {step}, before any call without autograd)")
+                        if ran is not None and ran[0] is not None:
+                            done.append(f"{mode}: {step} with autograd")
                     values, note = self.envelope_inputs(task)
                     label = f"weights trial ({mode} mode, {step}){note}"
                     with self.rule("weights", label, WEIGHTS_RULE):
@@ -1545,9 +1591,11 @@ class Judging:
                 where = names[0] if len(names) == 1 else f"each of the {len(names)} submodules"
                 label = f"hooks trial (a forward pre-hook and hook on {where}){note}"
                 with self.rule("program", label, PROGRAM_RULE):
-                    if self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
-                                  launch_required=False):
-                        details.append(label)
+                    ran = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
+                                     launch_required=False)
+                if ran:                    # hooks fire in training too (red team 16, a2)
+                    details.append(label + self.trained(task, reference, candidate, values,
+                                                        f"forward hooks on {where}"))
             finally:
                 for handle in handles:
                     handle.remove()
@@ -1574,6 +1622,10 @@ class Judging:
                     new.requires_grad_(requires_grad)
             if ran is not None and ran[0] is not None:
                 details.append("gradient trial (parameters replaced by new ones)")
+        label = "gradient trial (two calls, then one backward; fresh memory not NaN-filled)"
+        ran = self.gradient_trial(task, reference, candidate, "two_calls", label)   # every module: a backward
+        if ran is not None and ran[0] is not None:          # that tells the NaN fill apart (red team 16, a10)
+            details.append(label)
         details.append(self.forward_gradients(task, reference, candidate))
         self.pass_check("program", "matched the reference: " + "; ".join(details))
 
@@ -1611,6 +1663,8 @@ class Judging:
                 with self.rule("program", label + note, REPLACED_RULE):
                     ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False,
                                      skippable=True, launch_required=False)
+                if ran:                  # and trained so (red team 16, a2)
+                    label += self.trained(task, reference, candidate, values, what)
             finally:
                 for name, attr, ref_parent, cand_parent, old_ref, old_cand in slots:
                     ref_parent._modules[attr] = old_ref
@@ -1640,6 +1694,8 @@ class Judging:
                 with self.rule("program", label + note, REPLACED_RULE):
                     ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False,
                                      skippable=True, launch_required=False)
+                if ran:                  # a training path that inlined the old kind (red team 16, a2)
+                    label += self.trained(task, reference, candidate, values, f"{name} set to nn.{kind.__name__}()")
             finally:
                 ref_parent._modules[attr] = old_ref
                 cand_parent._modules[attr] = old_cand
@@ -1648,8 +1704,9 @@ class Judging:
 
     def backward_hooked(self, task: Any, reference: Any, candidate: Any) -> list[str]:
         """A full backward hook (``register_full_backward_hook``) on the first and the last submodule, halving
-        the gradients of its inputs, then a gradient trial: a Triton backward that skips the submodule's call
-        skips its hook, and the program's gradients differ (red team a10, 2026-12-04). Not tried where the
+        the gradients of its inputs, and a backward pre-hook tripling the gradients of its outputs (red team 16,
+        a2: only the first was tried), then a gradient trial: a Triton backward that skips the submodule's call
+        skips its hooks, and the program's gradients differ (red team a10, 2026-12-04). Not tried where the
         reference is not differentiable so (an in-place op on a hooked output)."""
         cand_modules = dict(ood.modules_of(candidate))
         shared = [n for n, _ in ood.modules_of(reference) if n and n in cand_modules]
@@ -1660,8 +1717,10 @@ class Judging:
         try:
             for model in (reference, candidate):
                 for name in names:
-                    handles.append(ood.submodule_of(model, name).register_full_backward_hook(_halve_grad_inputs))
-            label = f"gradient trial (a backward hook on {' and '.join(names)})"
+                    module = ood.submodule_of(model, name)
+                    handles.append(module.register_full_backward_hook(_halve_grad_inputs))
+                    handles.append(module.register_full_backward_pre_hook(_triple_grad_outputs))
+            label = f"gradient trial (a backward hook and pre-hook on {' and '.join(names)})"
             ran = self.gradient_trial(task, reference, candidate, "all", label)
         finally:
             for handle in handles:
@@ -1865,24 +1924,42 @@ class Judging:
         patch must follow, by its kernels or its fallback."""
         example = task.make_inputs(self.seed(), self.device)
         details = []
-        for size, new in [(size, new) for size in envelopes.fixed_sizes(example) for new in (size + 3, 2 * size + 1)]:
-            # (twice plus one: a block that covers the size and a little more passes +3; red team, 2026-12-03)
-            if envelopes.tensor_bytes(example) * new > 2 * envelopes.LARGE_BYTES * size:
+        tried = [(size, new) for size in envelopes.fixed_sizes(example) for new in (size + 3, 2 * size + 1)]
+        # (twice plus one: a block that covers the size and a little more passes +3; red team, 2026-12-03)
+        past = envelopes.long_rows(example, self.device.type)     # past a tile capped at 1024 (red team 16, a6)
+        for size, new in tried + past:
+            what = f"a dim of {size} -> {new}"
+            if (size, new) in past:
+                values = envelopes.within_budget(envelopes.resized_fixed(example, size, new, self.seed()),
+                                                 self.device.type, self.seed())
+                if values is None:
+                    continue
+                what = f"the row length {size} -> {new}, past a common tile cap" + \
+                    ("" if envelopes.shapes(values)[0][:1] == envelopes.shapes(example)[0][:1] else
+                     f", B at {envelopes.shapes(values)[0][0]}")
+            elif envelopes.tensor_bytes(example) * new > 2 * envelopes.LARGE_BYTES * size:
                 continue
-            label = f"fixed-size trial (a dim of {size} -> {new})"
-            values = envelopes.resized_fixed(example, size, new, self.seed())
+            else:
+                values = envelopes.resized_fixed(example, size, new, self.seed())
+            label = f"fixed-size trial ({what})"
             with self.rule("shapes", label, SHAPES_RULE):
                 ran = self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True,
                                  launch_required=False)
+            trained = ""
             if not ran:
                 self.refused_alike(reference, candidate, values, label)
-            details.append(label.removeprefix("fixed-size trial ").strip("()") + ("" if ran else " refused by both"))
+            elif new != size + 3:           # the training path at the larger sizes too (red team 16, a1)
+                trained = self.trained(task, reference, candidate, values, f"fixed size: {what}")
+            details.append(what + ("" if ran else " refused by both") + trained)
         self.pass_check("fixed_sizes", ("matched the reference: " + "; ".join(details)) if details else
                         "not tried: no fixed dim above 1")
 
-    def refused_alike(self, reference: Any, candidate: Any, values: list[Any], label: str) -> None:
-        """Where the reference raises on ``values`` (a size its weights do not take), the candidate must raise
-        too, not return numbers (red team b15: zeros where the program would have seen its mistake)."""
+    def refused_alike(self, reference: Any, candidate: Any, values: list[Any], label: str,
+                      check: str = "shapes") -> None:
+        """Where the reference raises on ``values`` (a size its weights do not take, an index out of range), the
+        candidate must raise too, not return numbers (red team b15: zeros where the program would have seen its
+        mistake; red team 16, a8: an embedding's rows of zeros for ids outside its table). ``check``: the
+        check that fails otherwise."""
         if self.reference_indexes and self.device.type == "cuda":
             return                                # a device-side assert would end this process's CUDA context
         try:
@@ -1899,10 +1976,11 @@ class Judging:
             self.sync()
         except Exception:  # noqa: BLE001 - refused as the reference refuses: what a program should see
             return
-        raise self.fail("correctness", "shapes", f"{label}: the reference raises, the candidate returned outputs",
-                        f"In the {label} the reference raises (its weights do not take that size) but the "
-                        "candidate returned outputs: a program's mistake would pass silently; check the sizes, or "
-                        "fall back to the original forward, which raises")
+        raise self.fail("correctness", check, f"{label}: the reference raises, the candidate returned outputs",
+                        f"In the {label} the reference raises (its weights do not take that size, or an index is "
+                        "out of range) but the candidate returned outputs: a program's mistake would pass "
+                        "silently; check the sizes and indices, or fall back to the original forward, which "
+                        "raises")
 
     def gradients(self, task: Any, reference: Any, candidate: Any) -> None:
         """Where the reference is differentiable: forward and backward of each with autograd on, the same
@@ -1942,8 +2020,13 @@ class Judging:
                             ("transposed", "gradient trial (inputs transposed in memory)"),
                             ("sliced", "gradient trial (inputs sliced from wider tensors)"),
                             ("broadcast", "gradient trial (inputs after the first of size 1 in dim 0)"),
+                            ("ties", "gradient trial (inputs rounded to integers: ties and zeros)"),
                             ("strided", "gradient trial (a non-contiguous grad_output)"),
                             ("expanded", "gradient trial (a broadcast grad_output: the outputs summed)"),
+                            ("narrowed", "gradient trial (a grad_output sliced from a wider one: each output "
+                                         "concatenated with other features before the loss)"),
+                            ("outputs_changed", "gradient trial (the outputs changed in place before the loss, "
+                                                "as out += identity)"),
                             ("twice", "gradient trial (backward twice, retain_graph=True)"),
                             ("second_order", "gradient trial (second order: a gradient penalty)"),
                             ("two_calls", "gradient trial (two calls, then one backward by torch.autograd.grad)"),
@@ -1953,7 +2036,12 @@ class Judging:
             if (case in ("parameters", "frozen", "grad_function") and count == 0) or \
                     (case == "first_frozen" and count < 2):
                 continue
-            ran = self.gradient_trial(task, reference, candidate, case, label)
+            if case == "ties":              # a max's gradient split among equal values (red team 16, a9)
+                values = self.tied_inputs(task, reference)
+                ran = None if values is None else \
+                    self.gradient_trial(task, reference, candidate, "all", label, values=values)
+            else:
+                ran = self.gradient_trial(task, reference, candidate, case, label)
             if ran is None:
                 continue
             detail, note = ran
@@ -2069,18 +2157,20 @@ class Judging:
                             f"{differ}); an optimizer built from model.parameters() would train other tensors: "
                             "keep the reference's parameters and buffers as they are")
 
-    def gradient_trial(self, task: Any, reference: Any, candidate: Any, case: str,
-                       label: str) -> tuple[str | None, str] | None:
+    def gradient_trial(self, task: Any, reference: Any, candidate: Any, case: str, label: str,
+                       values: list[Any] | None = None) -> tuple[str | None, str] | None:
         """One gradient trial (see ``gradients``); (its detail, or None where the reference is not
         differentiable; the inputs' note), or None where the case has no inputs (no odd size, no input to
-        transpose). Gradients, frozen flags and modes are restored afterwards."""
-        made = self._gradient_inputs(task, case)
+        transpose). ``values``: the inputs (a "plain" case's), instead of the case's own. Gradients, frozen
+        flags and modes are restored afterwards."""
+        made = self._gradient_inputs(task, case) if values is None else \
+            (ood.leaf_copies(values), ood.leaf_copies(values), None, "")
         if made is None:
             return None
         ref_in, cand_in, second, note = made
         label += note
         tolerance = self.tolerance
-        if case in ("bfloat16", "float16"):                # copies of the models in that dtype
+        if case in GRADIENT_DTYPES:                        # copies of the models in that dtype
             dtype = getattr(torch, case)
             reference = copy.deepcopy(reference).to(dtype)
             with self.rule("gradients", label, DTYPES_RULE):
@@ -2122,6 +2212,35 @@ class Judging:
             ood.clear_grads(candidate)
         return detail, note
 
+    def tied_inputs(self, task: Any, reference: Any) -> list[Any] | None:
+        """get_inputs' floating inputs rounded to integers (``trials.rounded``: equal values, exact zeros at
+        relu/abs/clamp boundaries), where the reference's outputs stay finite there; else None."""
+        values, _ = self.envelope_inputs(task)
+        if values is None or not ood.has_floats(values):
+            return None
+        values = ood.rounded(values)
+        buffers = BufferStates(reference, reference)
+        saved = generators.states(self.device)
+        try:
+            with torch.no_grad():
+                finite = _finite(flatten_outputs(reference(*plain_copies(values)), "the reference's"))
+            self.sync()
+        except Exception:  # noqa: BLE001 - the reference is not defined there
+            finite = False
+        finally:
+            buffers.restore_reference(reference)
+            generators.restore(saved, self.device)
+        return values if finite else None
+
+    def trained(self, task: Any, reference: Any, candidate: Any, values: list[Any], what: str) -> str:
+        """A trial's inputs once more with autograd on, outputs and gradients compared (a "plain"
+        ``gradient_trial``): a candidate's own training path (its autograd.Function) must follow what its
+        inference path follows (red team 16, 2026-12-04: every other trial ran under no_grad, and a backward
+        with a fixed tile, a stale setting or an inlined activation was certified). Returns a note for the
+        trial's detail ("" where the reference is not differentiable there)."""
+        ran = self.gradient_trial(task, reference, candidate, "all", f"gradient trial ({what})", values=values)
+        return " (with autograd too)" if ran is not None and ran[0] is not None else ""
+
     def _gradient_inputs(self, task: Any, case: str
                          ) -> tuple[list[Any], list[Any], tuple[list[Any], list[Any]] | None, str] | None:
         """A gradient case's inputs: (the reference's, the candidate's (leaf copies), the second call's of
@@ -2139,7 +2258,7 @@ class Judging:
             values = envelopes.in_layout(values, case)
         elif case == "broadcast":
             values = ood.broadcast_all(values)
-        elif case in ("bfloat16", "float16"):
+        elif case in GRADIENT_DTYPES:
             values = [x.to(getattr(torch, case)) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
                       for x in values]
         elif case == "two_sizes":
@@ -2271,7 +2390,9 @@ class Judging:
                     out = flatten_outputs(model(*inputs), "the float64 reference's")
                 doubled = [g.detach().double().requires_grad_(g.requires_grad) if g is not None else None
                            for g in grads]
+                kept = [o.detach().clone() for o in out] if how == "outputs_changed" else out
                 ood.backward(out, doubled, how, ood.leaves(model, inputs))
+                out = kept
             found = {f"input {i}": x.grad for i, x in enumerate(inputs)
                      if isinstance(x, torch.Tensor) and x.grad is not None}
             found.update((f"grad_output {i}", g.grad) for i, g in enumerate(doubled)
@@ -2295,7 +2416,9 @@ class Judging:
                 grads = ood.output_grads(out, self.seed())
                 if how == "second_order":          # a layer after the module: its grad_output requires grad
                     grads = [g.requires_grad_() if g is not None else None for g in grads]
-                ood.backward(out, grads, how, ood.leaves(reference, ref_in))
+                compared = [o.detach().clone() for o in out] if how == "outputs_changed" else out
+                ood.backward(out, grads, how, ood.leaves(reference, ref_in))     # (which changes them there)
+                out = compared
             self.sync()
         except Exception:  # noqa: BLE001 - not differentiable as the user's program would call it
             return None
@@ -2353,9 +2476,9 @@ class Judging:
                 if not accepted:
                     break
                 paths.append(("its Triton kernels" if self.trial_launches else "a fallback without Triton") + note)
-            if paths and dtype in (torch.bfloat16, torch.float16) and self.envelope.get("gradients") == "matched":
-                label = f"gradient trial in {name} (the models and inputs converted)"   # red team 2026-12-04:
-                ran = self.gradient_trial(task, reference, candidate, name, label)    # a 16-bit backward grid
+            if paths and self.envelope.get("gradients") == "matched":    # red team 2026-12-04: a 16-bit backward
+                label = f"gradient trial in {name} (the models and inputs converted)"   # grid; red team 16, a11:
+                ran = self.gradient_trial(task, reference, candidate, name, label)    # float64 in float32
                 if ran is not None:
                     paths.append(f"{label}: {ran[0] or 'not tried (not differentiable there)'}")
             if paths:
@@ -2663,6 +2786,11 @@ def _halve_grad_inputs(module: torch.nn.Module, grad_inputs: tuple[Any, ...], gr
                        ) -> tuple[Any, ...]:
     """A full backward hook of the backward hook trial: the gradients of the module's inputs halved."""
     return tuple(g * 0.5 if isinstance(g, torch.Tensor) else g for g in grad_inputs)
+
+
+def _triple_grad_outputs(module: torch.nn.Module, grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A full backward pre-hook of the backward hook trial: the gradients of the module's outputs tripled."""
+    return tuple(g * 3.0 if isinstance(g, torch.Tensor) else g for g in grad_outputs)
 
 
 def _scale_output(module: torch.nn.Module, args: tuple[Any, ...], out: Any) -> Any:

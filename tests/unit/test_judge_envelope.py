@@ -189,3 +189,26 @@ def test_a_same_layout_copy_keeps_the_strides():
         assert copy.stride() == x.stride() and torch.equal(copy, x) and copy.data_ptr() != x.data_ptr()
     expanded = torch.randn(3, 1).expand(3, 4)
     assert torch.equal(same_layout_copy(expanded), expanded)
+
+
+def test_long_rows_grow_the_last_fixed_dim_past_the_tile_caps():
+    assert envelope.long_rows([torch.zeros(4, 8, 32)], "cpu") == [(32, 1025)]
+    assert envelope.long_rows([torch.zeros(4, 8, 32)], "cuda") == [(32, 1025), (32, 4097)]
+    assert envelope.long_rows([torch.zeros(4, 8, 2048)], "cuda") == [(2048, 4097)]   # past the first cap already
+    assert envelope.long_rows([torch.zeros(4, 1)], "cpu") == []
+
+
+def test_within_budget_shrinks_the_batch_or_gives_up():
+    small = [torch.zeros(4, 1025)]
+    assert envelope.within_budget(small, "cpu", seed=0) is small
+    big = [torch.zeros(4096, 1025)]                      # 16.8 MB on a 4 MB budget
+    shrunk = envelope.within_budget(big, "cpu", seed=0)
+    assert shrunk is not None and 1 <= shrunk[0].shape[0] < 4096 and shrunk[0].shape[1] == 1025
+    assert envelope.tensor_bytes(shrunk) <= envelope.PAST_CAPS_BYTES["cpu"]
+    assert envelope.within_budget([torch.zeros(1, 2, 1025, 1025)], "cpu", seed=0) is None   # even B = 1 is over
+
+
+def test_many_rows_passes_the_row_count_cap_with_the_batch():
+    variant = envelope.many_rows([torch.zeros(4, 8, 32)], "cpu")     # 32 rows
+    assert variant is not None and variant.symbol == "B" and variant.new * 8 > envelope.ROW_COUNT_CAPS[0]
+    assert envelope.many_rows([torch.zeros(64)], "cpu") is None       # a vector: no rows

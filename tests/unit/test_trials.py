@@ -285,14 +285,14 @@ def test_broadcast_variants_cut_later_inputs_shaped_like_the_first():
     assert trials.broadcast_variants([x]) == []
 
 
-@pytest.mark.parametrize("how", ["plain", "strided", "twice", "second_order"])
+@pytest.mark.parametrize("how", ["plain", "strided", "narrowed", "outputs_changed", "twice", "second_order"])
 def test_backward_variants_give_the_expected_gradients(how):
     x = torch.randn(3, 4, requires_grad=True)
-    out = [x * x]
+    out = [x * 1.0 + 0.0] if how == "outputs_changed" else [x * x]    # x * x saves x: a change would raise
     grads = [torch.randn(3, 4)]
     trials.backward(out, grads, how, [x])
-    first = 2 * x.detach() * grads[0]
-    expected = {"plain": first, "strided": first, "twice": 2 * first,
+    first = grads[0] if how == "outputs_changed" else 2 * x.detach() * grads[0]
+    expected = {"plain": first, "strided": first, "narrowed": first, "outputs_changed": first, "twice": 2 * first,
                 "second_order": 2 * first * 2 * grads[0]}[how]    # d/dx sum((2 x g)^2) = 8 x g^2
     assert torch.allclose(x.grad, expected, atol=1e-5)
 
@@ -312,6 +312,36 @@ def test_strided_backward_hands_the_module_a_non_contiguous_grad_output():
     x = torch.randn(3, 4, requires_grad=True)
     trials.backward([Spy.apply(x)], [torch.randn(3, 4)], "strided", [x])
     assert seen == [False]
+
+
+def _seen_grad_outputs(how):
+    """The grad_outputs the module's backward receives under ``how``, and the outputs after the backward."""
+    seen = []
+
+    class Spy(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(g)
+            return g
+    x = torch.randn(3, 4, requires_grad=True)
+    out = [Spy.apply(x)]
+    before = out[0].detach().clone()
+    trials.backward(out, [torch.ones(3, 4)], how, [x])
+    return seen[0], before, out[0].detach()
+
+
+def test_narrowed_backward_hands_the_module_a_column_slice_of_a_wider_grad_output():
+    g, _, _ = _seen_grad_outputs("narrowed")
+    assert g.shape == (3, 4) and g.stride() == (4 + trials.NARROWED_EXTRA, 1)    # rows further apart than 4
+
+
+def test_outputs_changed_backward_changes_the_outputs_in_place_first():
+    g, before, after = _seen_grad_outputs("outputs_changed")
+    assert torch.equal(after, before + 1.0) and torch.equal(g, torch.ones(3, 4))
 
 
 def test_the_strings_a_forward_compares_an_argument_with_are_its_other_values():
