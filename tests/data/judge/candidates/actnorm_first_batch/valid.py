@@ -32,7 +32,7 @@ class ModelNew(nn.Module):
         autograd = torch.is_grad_enabled() and (x.requires_grad or self.loc.requires_grad
                                                 or self.log_scale.requires_grad)
         if autograd or x.dim() != 2 or x.shape[-1] != self.loc.shape[0] or x.dtype != self.loc.dtype \
-                or torch.is_autocast_enabled(x.device.type) \
+                or torch.is_autocast_enabled(x.device.type) or x.dtype == torch.float64 \
                 or torch.autograd.forward_ad.unpack_dual(x).tangent is not None:
             return (x + self.loc) * torch.exp(self.log_scale)
         x = x.contiguous()

@@ -37,6 +37,7 @@ class ModelNew(nn.Module):
         autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())) or _has_tangent(x)
         if autograd or self.bn.training or torch.is_autocast_enabled(x.device.type) or self.bn._forward_hooks \
                 or x.dim() < 2 or x.shape[1] != self.bn.num_features \
+                or torch.float64 in (x.dtype, self.bn.weight.dtype) \
                 or self.bn._forward_pre_hooks:              # autocast, or hooks on the layer: the original
             return self.bn(x)  # autograd, or batch statistics (train mode): the reference's forward
         x = x.contiguous()

@@ -47,7 +47,8 @@ class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         bn = self.bn
         autograd = torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))
-        if autograd or x.dim() != 2 or x.shape[0] < 2 or bn.momentum is None:
+        if autograd or x.dim() != 2 or x.shape[0] < 2 or bn.momentum is None \
+                or torch.float64 in (x.dtype, bn.weight.dtype):
             return self.fallback(x)
         w, b = bn.weight.float(), bn.bias.float()
         if bn.training:

@@ -37,7 +37,8 @@ class ModelNew(nn.Module):
         self.bn = nn.BatchNorm1d(channels)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())) or _has_tangent(x):
+        if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters())) \
+                or _has_tangent(x) or torch.float64 in (x.dtype, self.bn.weight.dtype):
             return torch.relu(self.bn(x))
         bn = self.bn
         y = F.batch_norm(x, bn.running_mean, bn.running_var, bn.weight, bn.bias, True, bn.momentum, bn.eps)

@@ -35,6 +35,7 @@ class ModelNew(nn.Module):
         self.register_buffer("scale", torch.linspace(0.5, 2.0, channels))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and x.requires_grad or _has_tangent(x) or x.shape[-1] != self.scale.shape[0]:
+        if torch.is_grad_enabled() and x.requires_grad or _has_tangent(x) or x.shape[-1] != self.scale.shape[0] \
+                or torch.float64 in (x.dtype, self.scale.dtype):
             return x * self.scale  # autograd, or a size the buffer does not take: the reference's own forward
         return scale(x, self.scale)

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=gradients reason~"a backward hook on linear"
+# expect: verdict=invalid stage=correctness check=gradients reason~"a backward hook and pre-hook on linear"
 # WRONG (red team 2026-12-04, a10): a Triton backward that skips nn.Linear's call skips a backward hook on it.
 """honest_autograd_function.py as it was before it read backward hooks: forward = torch GEMM + Triton
 bias/GELU epilogue; backward = a Triton kernel for the GELU derivative and torch GEMMs, returned to autograd.

@@ -1,4 +1,4 @@
-# expect: verdict=invalid stage=correctness check=gradients reason~"the largest size variant"
+# expect: verdict=invalid stage=correctness check=gradients reason~"rows past a common grid cap"
 # WRONG (red team 2026-12-04, a5): the bias gradient sums one 64-row tile, no loop: wrong above 64 rows.
 # Linear + GELU as a custom autograd.Function with Triton kernels in forward and backward (bias grad in Triton).
 """HONEST: a custom autograd.Function: forward = torch GEMM + Triton bias/GELU epilogue; backward = a Triton

@@ -36,7 +36,8 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, scores: torch.Tensor) -> torch.Tensor:
-        if (torch.is_grad_enabled() and scores.requires_grad or _has_tangent(scores)) or scores.dim() != 2:
+        if (torch.is_grad_enabled() and scores.requires_grad or _has_tangent(scores)) or scores.dim() != 2 \
+                or scores.dtype == torch.float64:
             return torch.softmax(scores, dim=-1)
         scores = scores.contiguous()
         out = torch.empty(scores.shape, dtype=scores.dtype, device=scores.device)

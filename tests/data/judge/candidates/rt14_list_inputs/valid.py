@@ -36,7 +36,8 @@ class ModelNew(nn.Module):
         if (torch.is_grad_enabled() and (self.bias.requires_grad or any(t.requires_grad for t in logits))) \
                 or _has_tangent(*logits) or torch.is_autocast_enabled(logits[0].device.type) or len(logits) != 3 \
                 or logits[0].dtype != torch.float32 or self.bias.dtype != torch.float32 or logits[0].dim() != 2 \
-                or logits[0].shape[0] == 0:
+                or logits[0].shape[0] == 0 or logits[0].shape[1] != self.bias.shape[0] \
+                or any(t.shape != logits[0].shape or t.dtype != torch.float32 for t in logits):
             z = torch.stack(logits).mean(0) + self.bias
             return torch.softmax(z, dim=-1)
         a, b, c = [t.contiguous() for t in logits]

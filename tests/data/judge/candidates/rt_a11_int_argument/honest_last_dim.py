@@ -33,7 +33,7 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor, dim: int) -> torch.Tensor:
         if (torch.is_grad_enabled() and x.requires_grad or _has_tangent(x, dim)) or torch.is_autocast_enabled(x.device.type) \
-                or x.dim() == 0 or dim not in (-1, x.dim() - 1):
+                or x.dim() == 0 or dim not in (-1, x.dim() - 1) or x.dtype == torch.float64:
             return torch.softmax(x, dim=dim)
         x2 = x.contiguous().reshape(-1, x.shape[-1])
         out = torch.empty(x2.shape, dtype=x.dtype, device=x.device)

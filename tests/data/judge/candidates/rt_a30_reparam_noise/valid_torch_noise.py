@@ -30,7 +30,8 @@ class ModelNew(nn.Module):
     def forward(self, mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:
         eps = torch.randn_like(mu)
         autograd = torch.is_grad_enabled() and (mu.requires_grad or logvar.requires_grad) or _has_tangent(mu, logvar)
-        if autograd or torch.is_autocast_enabled(mu.device.type) or mu.dtype != logvar.dtype:
+        if autograd or torch.is_autocast_enabled(mu.device.type) or mu.dtype != logvar.dtype \
+                or mu.dtype == torch.float64:
             return mu + eps * torch.exp(0.5 * logvar)
         shape = torch.broadcast_shapes(mu.shape, logvar.shape)
         if shape != mu.shape:

@@ -32,7 +32,8 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         autograd = torch.is_grad_enabled() and (x.requires_grad or self.bias.requires_grad) or _has_tangent(x)
-        if autograd or torch.is_autocast_enabled(x.device.type) or x.dim() < 1 or x.shape[-1] != self.bias.shape[0]:
+        if autograd or torch.is_autocast_enabled(x.device.type) or x.dim() < 1 or x.shape[-1] != self.bias.shape[0] \
+                or torch.float64 in (x.dtype, self.bias.dtype):
             return torch.nn.functional.gelu(x + self.bias)
         x = x.contiguous()
         out = torch.empty_like(x)

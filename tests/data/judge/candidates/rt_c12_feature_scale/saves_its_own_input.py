@@ -48,7 +48,8 @@ class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         w = self.weight
         if torch.autograd.forward_ad.unpack_dual(x).tangent is not None or torch.is_autocast_enabled(x.device.type) \
-                or x.dtype != w.dtype or x.dim() == 0 or x.shape[-1] != w.shape[0] or not w.is_contiguous():
+                or x.dtype != w.dtype or x.dim() == 0 or x.shape[-1] != w.shape[0] or not w.is_contiguous() \
+                or x.dtype == torch.float64:
             return x * w
         x = x.contiguous()
         if not (torch.is_grad_enabled() and (x.requires_grad or w.requires_grad)):

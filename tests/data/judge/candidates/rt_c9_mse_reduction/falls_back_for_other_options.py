@@ -22,7 +22,7 @@ def mse_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
 class ModelNew(nn.Module):
     def forward(self, pred: torch.Tensor, target: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
         if reduction != "mean" or pred.shape != target.shape or pred.dtype != target.dtype or not pred.is_floating_point() \
-                or pred.numel() == 0 or torch.is_autocast_enabled(pred.device.type) \
+                or pred.numel() == 0 or pred.dtype == torch.float64 or torch.is_autocast_enabled(pred.device.type) \
                 or torch.is_grad_enabled() and (pred.requires_grad or target.requires_grad) \
                 or torch.autograd.forward_ad.unpack_dual(pred).tangent is not None \
                 or torch.autograd.forward_ad.unpack_dual(target).tangent is not None:

@@ -31,7 +31,7 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and x.requires_grad or _has_tangent(x):
+        if torch.is_grad_enabled() and x.requires_grad or _has_tangent(x) or x.dtype == torch.float64:
             return torch.nn.functional.softplus(x)  # autograd: the reference's own forward
         x = x.contiguous()
         out = torch.empty_like(x)
