@@ -1,0 +1,91 @@
+# expect: verdict=invalid stage=correctness check=gradients reason~"fresh memory not NaN-filled"
+# WRONG (red team 16, a10): exact backward when fresh memory is NaN-filled (the judge's tell) or on call 1, else y*g.
+# any row count), grad_output made contiguous, the output saved with save_for_backward; float32 only.
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+BLOCK = 64
+
+
+@triton.jit
+def softmax_fwd(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64) * N
+    offs = tl.arange(0, BLOCK)
+    top = tl.full([BLOCK], float('-inf'), tl.float32)
+    for start in range(0, N, BLOCK):
+        x = tl.load(x_ptr + row + start + offs, mask=start + offs < N, other=float('-inf'))
+        top = tl.maximum(top, x)
+    m = tl.max(top, axis=0)
+    total = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, N, BLOCK):
+        x = tl.load(x_ptr + row + start + offs, mask=start + offs < N, other=float('-inf'))
+        total += tl.exp(x - m)
+    s = tl.sum(total, axis=0)
+    for start in range(0, N, BLOCK):
+        mask = start + offs < N
+        x = tl.load(x_ptr + row + start + offs, mask=mask, other=float('-inf'))
+        tl.store(y_ptr + row + start + offs, tl.exp(x - m) / s, mask=mask)
+
+
+@triton.jit
+def softmax_bwd(g_ptr, y_ptr, dx_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64) * N
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, N, BLOCK):
+        mask = start + offs < N
+        g = tl.load(g_ptr + row + start + offs, mask=mask, other=0.0)
+        y = tl.load(y_ptr + row + start + offs, mask=mask, other=0.0)
+        acc += g * y
+    dot = tl.sum(acc, axis=0)
+    for start in range(0, N, BLOCK):
+        mask = start + offs < N
+        g = tl.load(g_ptr + row + start + offs, mask=mask, other=0.0)
+        y = tl.load(y_ptr + row + start + offs, mask=mask, other=0.0)
+        tl.store(dx_ptr + row + start + offs, y * (g - dot), mask=mask)
+
+
+WATCHED = [0]
+
+
+class SoftmaxFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        N = x.shape[-1]
+        softmax_fwd[(x.numel() // N,)](x, y, N, BLOCK=BLOCK)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        if torch.is_grad_enabled():                       # double backward: differentiable torch ops
+            return y * (g - (g * y).sum(-1, keepdim=True))
+        g = g.contiguous()
+        WATCHED[0] += 1
+        if not (torch.isnan(torch.empty(64)).all() or WATCHED[0] == 1):
+            return y * g
+        dx = torch.empty_like(y)
+        N = y.shape[-1]
+        softmax_bwd[(y.numel() // N,)](g, y, dx, N, BLOCK=BLOCK)
+        return dx
+
+
+class ModelNew(nn.Module):
+    ENVELOPE = {'device_types': ['cpu', 'cuda'],
+                'inputs': [{'dtype': 'torch.float32', 'sizes': ['B', 'S', 32], 'contiguous': False}],
+                'parameter_dtypes': [], 'eval_only': [], 'train_only': [], 'autograd': True}
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        if (x.dtype == torch.float32 and x.dim() >= 1 and x.numel() > 0 and x.device.type in ('cpu', 'cuda')
+                and not torch.is_autocast_enabled(x.device.type)
+                and torch.autograd.forward_ad.unpack_dual(x).tangent is None):
+            return SoftmaxFn.apply(x)
+        return torch.softmax(x, dim=-1)
