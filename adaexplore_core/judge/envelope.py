@@ -202,7 +202,7 @@ def _caps(caps: tuple[int, ...], device_type: str) -> tuple[int, ...]:
 def long_rows(inputs: list[Any], device_type: str) -> list[tuple[int, int]]:
     """(size, new): the largest fixed size that is the last dim of a tensor input (a row length), at each
     common cap + 1 above it, where the inputs so grown stay within the budget once B is made smaller
-    (``within_budget``)."""
+    (``past_caps_inputs``)."""
     found = symbols(inputs)
     lasts = [int(x.shape[-1]) for x in tensor_inputs(inputs) if x.dim() >= 1 and _fixed(x, x.dim() - 1, found)]
     if not lasts or max(lasts) < 2:
@@ -211,21 +211,34 @@ def long_rows(inputs: list[Any], device_type: str) -> list[tuple[int, int]]:
     return [(size, cap + 1) for cap in _caps(ROW_LENGTH_CAPS, device_type) if cap >= size]
 
 
-def within_budget(inputs: list[Any], device_type: str, seed: int) -> list[Any] | None:
-    """``inputs`` with B made smaller until they hold at most the past-the-caps budget; None where even B = 1
-    holds more (or there is no B to shrink)."""
+def _resized_fixed_bytes(inputs: list[Any], size: int, new: int) -> int:
+    """The bytes ``resized_fixed(inputs, size, new, ...)`` would hold, without making them."""
+    found = symbols(inputs)
+    total = 0
+    for x in tensor_inputs(inputs):
+        numel = 1
+        for dim, n in enumerate(x.shape):
+            numel *= new if n == size and _fixed(x, dim, found) else n
+        total += numel * x.element_size()
+    return total
+
+
+def past_caps_inputs(inputs: list[Any], size: int, new: int, device_type: str, seed: int) -> list[Any] | None:
+    """``resized_fixed(inputs, size, new)`` within the past-the-caps budget: B made smaller first where the grown
+    inputs would hold more (nothing over the budget is ever made: a 3-D image grown to 1025 on each side would
+    be hundreds of GB); None where even B = 1 holds more, or there is no B to shrink."""
     budget = _past_caps_budget(device_type)
-    held = tensor_bytes(inputs)
-    if held <= budget:
-        return inputs
-    found = symbols(inputs).get("B")
-    if found is None:
-        return None
-    dim, size = found
-    new = size * budget // held
-    if new < 1:
-        return None
-    return resized(inputs, Variant("B", dim, size, new), seed)
+    grown = _resized_fixed_bytes(inputs, size, new)
+    if grown > budget:
+        found = symbols(inputs).get("B")
+        if found is None:
+            return None
+        dim, batch = found
+        smaller = batch * budget // grown
+        if smaller < 1:
+            return None
+        inputs = resized(inputs, Variant("B", dim, batch, smaller), seed)
+    return resized_fixed(inputs, size, new, seed)
 
 
 def many_rows(inputs: list[Any], device_type: str) -> Variant | None:

@@ -234,6 +234,20 @@ def ignored_indices(inputs: list[Any], seed: int) -> list[Any]:
             and x.is_signed() and x.numel() else x for x in inputs]
 
 
+def past_indices(inputs: list[Any], seed: int) -> list[Any]:
+    """Signed integer inputs with a tenth of their elements, and at least the first, set to twice their largest
+    value plus one (an id past an embedding's table, a class past the logits: where the reference raises)."""
+    draws = Draws(seed)
+
+    def past(x: torch.Tensor) -> torch.Tensor:
+        pick = torch.rand(x.shape, generator=draws.on(x.device), device=x.device) < 0.1
+        pick.view(-1)[:1] = True
+        top = max(int(x.max()), 0)
+        return x.masked_fill(pick, min(2 * top + 1, torch.iinfo(x.dtype).max))
+    return [past(x) if isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool
+            and x.is_signed() and x.numel() else x for x in inputs]
+
+
 def broadcast_variants(inputs: list[Any]) -> list[tuple[int, list[Any]]]:
     """(input index, inputs) with one tensor input after the first, of rank 2 and up, cut to size 1 in dim 0
     where the first input has its shape: the reference broadcasts it (a bias row, one mask for the batch)."""

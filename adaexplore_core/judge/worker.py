@@ -965,13 +965,15 @@ class Judging:
                 (done if self.trial(reference, candidate, inputs, normal=False, skippable=True)
                  else skipped).append(label.replace(" trial", ""))
         if ood.has_integers(base):
-            label = "ignored indices trial (-100 in integer inputs)"
-            values = ood.ignored_indices(base, self.seed())
-            if self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True):
-                done.append(label.replace(" trial", ""))
-            else:                  # the reference raises on an index out of range: so must the candidate
-                self.refused_alike(reference, candidate, values, label, "out_of_distribution")   # (red team 16, a8)
-                skipped.append(label.replace(" trial", ""))
+            for label, values in (("ignored indices trial (-100 in integer inputs)",
+                                   ood.ignored_indices(base, self.seed())),
+                                  ("indices past the range trial (twice the largest integer input plus one)",
+                                   ood.past_indices(base, self.seed()))):
+                if self.trial(reference, candidate, Inputs(values, label), normal=False, skippable=True):
+                    done.append(label.replace(" trial", ""))
+                else:              # the reference raises on an index out of range: so must the candidate
+                    self.refused_alike(reference, candidate, values, label, "out_of_distribution")   # (red team
+                    skipped.append(label.replace(" trial", ""))                                     # 16, a8)
         if ood.has_masks(base):
             for label, values in (("random masks trial", ood.random_masks(base, self.seed())),
                                   ("random masks trial (rows shuffled)", ood.permuted_masks(base, self.seed()))):
@@ -983,7 +985,7 @@ class Judging:
                                 launch_required=False) else skipped).append(label.replace(" trial", ""))
         detail = ", ".join(done) if done else "none applies (no weights, floating or boolean inputs)"
         if skipped:
-            detail += f"; skipped where the reference is not finite: {', '.join(skipped)}"
+            detail += f"; skipped where the reference is not finite or raises: {', '.join(skipped)}"
         self.pass_check("out_of_distribution", detail)
 
     def ablation(self, task: Any, reference: Any, candidate: Any) -> None:
@@ -1930,8 +1932,7 @@ class Judging:
         for size, new in tried + past:
             what = f"a dim of {size} -> {new}"
             if (size, new) in past:
-                values = envelopes.within_budget(envelopes.resized_fixed(example, size, new, self.seed()),
-                                                 self.device.type, self.seed())
+                values = envelopes.past_caps_inputs(example, size, new, self.device.type, self.seed())
                 if values is None:
                     continue
                 what = f"the row length {size} -> {new}, past a common tile cap" + \
@@ -1957,9 +1958,10 @@ class Judging:
     def refused_alike(self, reference: Any, candidate: Any, values: list[Any], label: str,
                       check: str = "shapes") -> None:
         """Where the reference raises on ``values`` (a size its weights do not take, an index out of range), the
-        candidate must raise too, not return numbers (red team b15: zeros where the program would have seen its
-        mistake; red team 16, a8: an embedding's rows of zeros for ids outside its table). ``check``: the
-        check that fails otherwise."""
+        candidate must raise too, or return a NaN or infinity (as a kernel's out-of-range target gives, where a
+        device-side assert would end the CUDA context), not finite numbers (red team b15: zeros where the program
+        would have seen its mistake; red team 16, a8: an embedding's rows of zeros for ids outside its table).
+        ``check``: the check that fails otherwise."""
         if self.reference_indexes and self.device.type == "cuda":
             return                                # a device-side assert would end this process's CUDA context
         try:
@@ -1972,10 +1974,12 @@ class Judging:
             pass
         try:
             with torch.no_grad():
-                candidate(*plain_copies(values))
+                outputs = candidate(*plain_copies(values))
             self.sync()
         except Exception:  # noqa: BLE001 - refused as the reference refuses: what a program should see
             return
+        if any(x.is_floating_point() and not bool(torch.isfinite(x).all()) for x in ood.tensors_in(outputs)):
+            return                                # a NaN where the index is out of range: the program sees it too
         raise self.fail("correctness", check, f"{label}: the reference raises, the candidate returned outputs",
                         f"In the {label} the reference raises (its weights do not take that size, or an index is "
                         "out of range) but the candidate returned outputs: a program's mistake would pass "
@@ -1989,10 +1993,11 @@ class Judging:
         .grad already holds values (training, gradient accumulation); parameters frozen (inputs with grad); the
         first parameter alone frozen (fine-tuning a part); each floating input alone requiring grad (data beside
         a learned input); all requiring grad in the other train/eval mode; at an odd size and at the largest
-        size variant; inputs transposed and sliced in memory; inputs after the first broadcast from size 1; a
-        non-contiguous grad_output, and a broadcast one (stride
-        0, as ``out.sum().backward()`` gives); backward twice with retain_graph; a second-order gradient (a
-        gradient penalty, the grad_output requiring grad as a critic's head makes it); two calls before one
+        size variant; inputs transposed and sliced in memory; inputs after the first broadcast from size 1;
+        inputs rounded to integers (ties and zeros, as a max's gradient meets them); a non-contiguous
+        grad_output, a broadcast one (stride 0, as ``out.sum().backward()`` gives) and one sliced from a wider
+        tensor; the outputs changed in place before the loss; backward twice with retain_graph; a second-order
+        gradient (a gradient penalty, the grad_output requiring grad as a critic's head makes it); two calls before one
         backward by ``torch.autograd.grad`` (``trials.TwoCalls``), the .grad None, then again on inputs
         without grad while the parameters' .grad hold values, then two calls at different sizes: a backward
         that writes .grad (whether it was None or held values) or reads a workspace or launch plan the second

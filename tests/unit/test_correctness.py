@@ -11,8 +11,8 @@ import torch
 
 from adaexplore_core.judge import correctness
 from adaexplore_core.judge.correctness import (
-    EXACT, FP32_TOLERANCE, LOW_PRECISION_TOLERANCE, Tolerance, aliased_outputs, compare_outputs, mutated,
-    snapshot, tolerance_for,
+    EXACT, FP32_TOLERANCE, FP64_TOLERANCE, LOW_PRECISION_TOLERANCE, Tolerance, aliased_outputs, compare_outputs,
+    mutated, snapshot, tolerance_for,
 )
 
 NAN, INF = float("nan"), float("inf")
@@ -32,7 +32,7 @@ def with_value(t: torch.Tensor, index: int, value: float) -> torch.Tensor:
 
 def test_tolerance_for_dtypes():
     assert tolerance_for(torch.float32) == FP32_TOLERANCE
-    assert tolerance_for(torch.float64) == FP32_TOLERANCE
+    assert tolerance_for(torch.float64) == FP64_TOLERANCE
     assert tolerance_for(torch.float16) == LOW_PRECISION_TOLERANCE
     assert tolerance_for(torch.bfloat16) == LOW_PRECISION_TOLERANCE
     for dtype in (torch.int64, torch.int32, torch.uint8, torch.bool):

@@ -243,9 +243,9 @@ def test_the_gradient_trial_is_deterministic_and_restores_the_flags():
 
     job = judging()
     job.gradients(Task((8, 4)), *linear_pair(Recording))
-    # 13 trials (no odd or largest size: no size trials ran; one input: no broadcast, no input alone), the
+    # 16 trials (no odd or largest size: no size trials ran; one input: no broadcast, no input alone), the
     # two of two calls before a backward calling twice
-    assert seen == [(True, True)] * 15 and job.checks[-1].passed
+    assert seen == [(True, True)] * 18 and job.checks[-1].passed
     assert not torch.are_deterministic_algorithms_enabled() and not torch.backends.cudnn.deterministic
 
 
@@ -387,3 +387,35 @@ def test_a_constructor_pair_the_reference_refuses_is_tried_on_inputs_of_the_new_
     assert check.passed and "the reference does not accept get_inputs' inputs there" not in check.detail
     assert "argument 0: 4 -> 5) matched the reference (the inputs' dims of size 4 at 5)" in check.detail
     assert "argument 1: 3 -> 7) matched the reference" in check.detail
+
+
+class ZeroRowsPastTheTable(torch.nn.Embedding):
+    """Rows of zeros for ids outside the table, where torch raises (red team 16, a8)."""
+
+    def forward(self, ids):
+        inside = (ids >= 0) & (ids < self.num_embeddings)
+        return torch.nn.functional.embedding(ids.clamp(0, self.num_embeddings - 1), self.weight) \
+            * inside.unsqueeze(-1)
+
+
+class NanRowsPastTheTable(ZeroRowsPastTheTable):
+    """NaN rows there instead: the program sees its mistake, as a kernel's out-of-range loss shows it."""
+
+    def forward(self, ids):
+        out = super().forward(ids)
+        return out.masked_fill(((ids < 0) | (ids >= self.num_embeddings)).unsqueeze(-1), float("nan"))
+
+
+@pytest.mark.parametrize("cls, refused", [(torch.nn.Embedding, True), (NanRowsPastTheTable, True),
+                                          (ZeroRowsPastTheTable, False)])
+def test_where_the_reference_raises_the_candidate_must_raise_or_return_nan(cls, refused):
+    reference = torch.nn.Embedding(10, 4)
+    candidate = cls(10, 4)
+    candidate.load_state_dict(reference.state_dict())
+    ids = [torch.tensor([3, 12, 5])]
+    job = judging()
+    if refused:
+        job.refused_alike(reference, candidate, ids, "ids trial", "out_of_distribution")
+    else:
+        verdict = failure(job.refused_alike, reference, candidate, ids, "ids trial", "out_of_distribution")
+        assert verdict.failed_check().name == "out_of_distribution" and "the reference raises" in verdict.reason

@@ -198,14 +198,14 @@ def test_long_rows_grow_the_last_fixed_dim_past_the_tile_caps():
     assert envelope.long_rows([torch.zeros(4, 1)], "cpu") == []
 
 
-def test_within_budget_shrinks_the_batch_or_gives_up():
-    small = [torch.zeros(4, 1025)]
-    assert envelope.within_budget(small, "cpu", seed=0) is small
-    big = [torch.zeros(4096, 1025)]                      # 16.8 MB on a 4 MB budget
-    shrunk = envelope.within_budget(big, "cpu", seed=0)
+def test_past_caps_inputs_shrink_the_batch_first_or_give_up():
+    small = envelope.past_caps_inputs([torch.zeros(4, 32)], 32, 1025, "cpu", seed=0)
+    assert [tuple(x.shape) for x in small] == [(4, 1025)]
+    shrunk = envelope.past_caps_inputs([torch.zeros(4096, 32)], 32, 1025, "cpu", seed=0)   # 16.8 MB grown
     assert shrunk is not None and 1 <= shrunk[0].shape[0] < 4096 and shrunk[0].shape[1] == 1025
     assert envelope.tensor_bytes(shrunk) <= envelope.PAST_CAPS_BYTES["cpu"]
-    assert envelope.within_budget([torch.zeros(1, 2, 1025, 1025)], "cpu", seed=0) is None   # even B = 1 is over
+    volume = [torch.zeros(2, 3, 16, 16, 16)]                  # 1025 ** 3 per channel: never made
+    assert envelope.past_caps_inputs(volume, 16, 1025, "cuda", seed=0) is None
 
 
 def test_many_rows_passes_the_row_count_cap_with_the_batch():

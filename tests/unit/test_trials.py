@@ -277,6 +277,16 @@ def test_rounded_and_ignored_indices():
     assert not trials.has_integers([torch.ones(2, dtype=torch.bool), torch.randn(2)])
 
 
+def test_past_indices_set_some_ids_past_the_largest():
+    targets = torch.randint(0, 10, (1000,))
+    past = trials.past_indices([targets, torch.ones(3, dtype=torch.bool)], seed=0)
+    changed = past[0] != targets
+    assert 50 < int(changed.sum()) < 150 and changed[0] and past[1].all()
+    assert (past[0][changed] == 2 * int(targets.max()) + 1).all()
+    small = trials.past_indices([torch.tensor([100, 3], dtype=torch.int8)], seed=0)[0]
+    assert int(small[0]) == 127                           # capped at the dtype's largest value
+
+
 def test_broadcast_variants_cut_later_inputs_shaped_like_the_first():
     x, y, z = torch.randn(4, 8), torch.randn(4, 8), torch.randn(8)
     found = trials.broadcast_variants([x, y, z])
