@@ -1644,33 +1644,15 @@ class Judging:
         groups = [[n] for n in names[:2]] + ([leaves] if len(names) > 2 else [])      # then every one at once
         details = []
         for group in groups:                  # (red team, 2026-12-03: a third submodule, the head, kept)
-            slots = []
+            news = {}
             for name in group:
-                parent_path, _, attr = name.rpartition(".")
-                ref_parent = ood.submodule_of(reference, parent_path)
-                cand_parent = ood.submodule_of(candidate, parent_path)
-                slots.append((name, attr, ref_parent, cand_parent, ref_parent._modules[attr],
-                              cand_parent._modules[attr]))
-            what = f"{group[0]} set to a new {type(slots[0][4]).__name__}" if len(group) == 1 else \
+                new = copy.deepcopy(ood.submodule_of(reference, name))
+                ood.randomize_state(new, self.seed())
+                news[name] = (new, copy.deepcopy(new))
+            what = f"{group[0]} set to a new {type(news[group[0]][0]).__name__}" if len(group) == 1 else \
                 f"each of the {len(group)} submodules with parameters set to a new one"
-            label = f"replaced submodule trial ({what} with other weights)"
-            try:
-                for name, attr, ref_parent, cand_parent, old_ref, _ in slots:
-                    new = copy.deepcopy(old_ref)
-                    ood.randomize_state(new, self.seed())
-                    ref_parent._modules[attr] = new
-                    cand_new = copy.deepcopy(new)
-                    _run_candidate(lambda: setattr(cand_parent, attr, cand_new), f"module's replacement of {name}")
-                values, note = self.envelope_inputs(task)
-                with self.rule("program", label + note, REPLACED_RULE):
-                    ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False,
-                                     skippable=True, launch_required=False)
-                if ran:                  # and trained so (red team 16, a2)
-                    label += self.trained(task, reference, candidate, values, what)
-            finally:
-                for name, attr, ref_parent, cand_parent, old_ref, old_cand in slots:
-                    ref_parent._modules[attr] = old_ref
-                    cand_parent._modules[attr] = old_cand
+            label, ran = self.with_submodules_set(task, reference, candidate, news,
+                                                  f"replaced submodule trial ({what} with other weights)", what)
             details.append(label if ran else f"{label}: not tried (the reference gives no finite output)")
         return details
 
@@ -1684,25 +1666,42 @@ class Judging:
                  and not any(True for _ in ood.own_tensors(m, "_parameters"))][:2]
         details = []
         for name in names:
-            parent_path, _, attr = name.rpartition(".")
-            ref_parent, cand_parent = ood.submodule_of(reference, parent_path), ood.submodule_of(candidate, parent_path)
-            old_ref, old_cand = ref_parent._modules[attr], cand_parent._modules[attr]
-            kind = torch.nn.ReLU if isinstance(old_ref, torch.nn.Identity) else torch.nn.Identity
-            label = f"swapped submodule trial ({name}, a {type(old_ref).__name__}, set to nn.{kind.__name__}())"
-            try:
-                ref_parent._modules[attr] = kind()
-                _run_candidate(lambda: setattr(cand_parent, attr, kind()), f"module's replacement of {name}")
-                values, note = self.envelope_inputs(task)
-                with self.rule("program", label + note, REPLACED_RULE):
-                    ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False,
-                                     skippable=True, launch_required=False)
-                if ran:                  # a training path that inlined the old kind (red team 16, a2)
-                    label += self.trained(task, reference, candidate, values, f"{name} set to nn.{kind.__name__}()")
-            finally:
-                ref_parent._modules[attr] = old_ref
-                cand_parent._modules[attr] = old_cand
+            old = ood.submodule_of(reference, name)
+            kind = torch.nn.ReLU if isinstance(old, torch.nn.Identity) else torch.nn.Identity
+            what = f"{name} set to nn.{kind.__name__}()"
+            label, ran = self.with_submodules_set(
+                task, reference, candidate, {name: (kind(), kind())},
+                f"swapped submodule trial ({name}, a {type(old).__name__}, set to nn.{kind.__name__}())", what)
             details.append(label if ran else f"{label}: not tried (the reference does not run so)")
         return details
+
+    def with_submodules_set(self, task: Any, reference: Any, candidate: Any,
+                            news: dict[str, tuple[Any, Any]], label: str, what: str) -> tuple[str, bool]:
+        """A program trial, and where it ran a gradient trial (a training path of its own that kept the old
+        submodule: red team 16, a2), with each submodule named in ``news`` set to a new one (the reference's,
+        the candidate's), as a program's ``model.head = ...`` does; put back after. Returns the label (with
+        the gradient trial's note) and whether the trial ran."""
+        slots = []
+        for name in news:
+            parent_path, _, attr = name.rpartition(".")
+            ref_parent, cand_parent = ood.submodule_of(reference, parent_path), ood.submodule_of(candidate, parent_path)
+            slots.append((name, attr, ref_parent, cand_parent, ref_parent._modules[attr], cand_parent._modules[attr]))
+        try:
+            for name, attr, ref_parent, cand_parent, _, _ in slots:
+                ref_new, cand_new = news[name]
+                ref_parent._modules[attr] = ref_new
+                _run_candidate(lambda: setattr(cand_parent, attr, cand_new), f"module's replacement of {name}")
+            values, note = self.envelope_inputs(task)
+            with self.rule("program", label + note, REPLACED_RULE):
+                ran = self.trial(reference, candidate, Inputs(values, label + note), normal=False,
+                                 skippable=True, launch_required=False)
+            if ran:
+                label += self.trained(task, reference, candidate, values, what)
+        finally:
+            for _, attr, ref_parent, cand_parent, old_ref, old_cand in slots:
+                ref_parent._modules[attr] = old_ref
+                cand_parent._modules[attr] = old_cand
+        return label, ran
 
     def backward_hooked(self, task: Any, reference: Any, candidate: Any) -> list[str]:
         """A full backward hook (``register_full_backward_hook``) on the first and the last submodule, halving
