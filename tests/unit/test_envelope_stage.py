@@ -399,16 +399,16 @@ class ZeroRowsPastTheTable(torch.nn.Embedding):
 
 
 class NanRowsPastTheTable(ZeroRowsPastTheTable):
-    """NaN rows there instead: the program sees its mistake, as a kernel's out-of-range loss shows it."""
+    """NaN rows there instead: not raising either (a read past a weight can find NaN in freed memory)."""
 
     def forward(self, ids):
         out = super().forward(ids)
         return out.masked_fill(((ids < 0) | (ids >= self.num_embeddings)).unsqueeze(-1), float("nan"))
 
 
-@pytest.mark.parametrize("cls, refused", [(torch.nn.Embedding, True), (NanRowsPastTheTable, True),
+@pytest.mark.parametrize("cls, refused", [(torch.nn.Embedding, True), (NanRowsPastTheTable, False),
                                           (ZeroRowsPastTheTable, False)])
-def test_where_the_reference_raises_the_candidate_must_raise_or_return_nan(cls, refused):
+def test_where_the_reference_raises_the_candidate_must_raise(cls, refused):
     reference = torch.nn.Embedding(10, 4)
     candidate = cls(10, 4)
     candidate.load_state_dict(reference.state_dict())

@@ -140,6 +140,10 @@ def cross_entropy_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> t
               "    assert target.numel() == n_rows, 'cross_entropy takes one class index per row of logits'"]
     if weight:
         lines += ["    assert weight.shape == (n_cols,), 'cross_entropy takes one weight per class'"]
+    lines += ["    if x.device.type == 'cpu':   # torch raises here on a target outside [0, C); a GPU gets NaN",
+              f"        bad = (target != {ignore_index}) & ((target < 0) | (target >= n_cols))",
+              "        if bool(bad.any()):",
+              "            raise IndexError(f'Target {int(target[bad][0])} is out of bounds.')"]
     if reduction == "mean":
         lines += ["    rows = torch.empty((2, n_rows), device=x.device, dtype=torch.float32)   # loss; target weight",
                   "    loss, row_weight = rows[0], rows[1]"]

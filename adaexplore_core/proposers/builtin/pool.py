@@ -107,6 +107,8 @@ def pool_kernel(kernel: Kernel, plan: Plan, knobs: dict[str, int]) -> tuple[str,
         lines.append("        o -= 1 if (o - 1) * s >= i + p else 0   # the last window must start inside")
     lines += [
         "        sizes.append(o)",
+        "    if min(sizes) < 1:   # no window fits: torch raises too",
+        "        raise RuntimeError(f'pooling: output size {tuple(sizes)} is too small (input {(ID, IH, IW)})')",
         "    OD, OH, OW = sizes",
         f"    out = torch.empty((shape[0], shape[1], {', '.join(['OD', 'OH', 'OW'][3 - dims:])}), device=device, "
         f"dtype={node.meta['tensor_meta'].dtype})",
