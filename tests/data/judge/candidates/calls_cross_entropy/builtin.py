@@ -1,6 +1,5 @@
 # expect: verdict=valid stage=ok reason~"Validated"
-# AdaExplore built-in candidate: 1 Triton kernel(s): loss cross_entropy; default block sizes
-# Judge: Validated: matches the reference on fresh and out-of-range inputs and runs Triton
+# AdaExplore built-in candidate (regenerated 2026-12-06: on the CPU it raises for a target outside [0, C), as torch does)
 import torch
 import triton
 import triton.language as tl
@@ -8,11 +7,14 @@ import torch.nn as nn
 
 
 @triton.jit
-def loss_0_kernel(x_ptr, target_ptr, loss_ptr, n_cols, stride_row, ignore_index, BLOCK_SIZE: tl.constexpr):
-    # loss = cross_entropy(logits, target): one program per row; loss = logsumexp(row) - row[target],
-    # 0 for a row whose target is ignore_index, NaN for a target outside [0, n_cols)
+def loss_0_kernel(x_ptr, target_ptr, loss_ptr, row_weight_ptr, n_cols, n_inner, x_stride_outer, x_stride_inner, target_inner, target_stride_outer, target_stride_inner, ignore_index, BLOCK_SIZE: tl.constexpr):
+    # loss = cross_entropy(logits, target): one program per row of the (N, C) logits, read once;
+    # loss = w[t] * (lse - x[t])  (w = 1 without weights),
+    # 0 for a row whose target is ignore_index, NaN for a target outside [0, C).
+    # Row r is (r // n_inner, r % n_inner) of the logits viewed as (outer, inner, C); the target likewise.
     row = tl.program_id(0).to(tl.int64)
-    x_row = x_ptr + row * stride_row
+    x_row = x_ptr + (row // n_inner) * x_stride_outer + (row % n_inner) * x_stride_inner
+    t = tl.load(target_ptr + (row // target_inner) * target_stride_outer + (row % target_inner) * target_stride_inner)
     offs = tl.arange(0, BLOCK_SIZE)
     m = tl.full([BLOCK_SIZE], float('-inf'), tl.float32)   # running max per lane
     s = tl.zeros([BLOCK_SIZE], tl.float32)                  # running sum of exp(x - m) per lane
@@ -24,23 +26,36 @@ def loss_0_kernel(x_ptr, target_ptr, loss_ptr, n_cols, stride_row, ignore_index,
         m = m_new
     row_max = tl.max(m, axis=0)
     row_sum = tl.sum(s * tl.exp(tl.where(m == float('-inf'), float('-inf'), m - row_max)), axis=0)
-    t = tl.load(target_ptr + row)
+    lse = row_max + tl.log(row_sum)
     in_range = (t >= 0) & (t < n_cols)
-    picked = tl.load(x_row + tl.where(in_range, t, 0)).to(tl.float32)
-    loss = tl.where(in_range, row_max + tl.log(row_sum) - picked, float('nan'))
-    tl.store(loss_ptr + row, tl.where(t == ignore_index, 0.0, loss))
+    t_safe = tl.where(in_range, t, 0)
+    picked = tl.load(x_row + t_safe).to(tl.float32)
+    loss = (lse - picked)
+    ignored = t == ignore_index
+    loss = tl.where(ignored, 0.0, tl.where(in_range, loss, float('nan')))
+    tl.store(loss_ptr + row, loss.to(loss_ptr.dtype.element_ty))
+    tl.store(row_weight_ptr + row, tl.where(ignored, 0.0, 1.0))
 
 
 def loss_0(x, target):
-    assert x.dim() == 2 and target.dim() == 1 and target.shape[0] == x.shape[0], 'cross_entropy takes (N, C) logits and N class indices here, as traced'
-    if x.stride(1) != 1:
+    x = x.unsqueeze(0)   # rows as (outer, inner): (1, N)
+    target = target.unsqueeze(0)   # rows as (outer, inner): (1, N)
+    if x.stride(2) != 1:
         x = x.contiguous()
-    target = target.contiguous()
-    n_rows, n_cols = x.shape
-    loss = torch.empty(n_rows, device=x.device, dtype=torch.float32)
+    n_outer, n_inner, n_cols = x.shape
+    n_rows = n_outer * n_inner
+    assert target.numel() == n_rows, 'cross_entropy takes one class index per row of logits'
+    if x.device.type == 'cpu':   # torch raises here on a target outside [0, C); a GPU gets NaN
+        bad = (target != -100) & ((target < 0) | (target >= n_cols))
+        if bool(bad.any()):
+            raise IndexError(f'Target {int(target[bad][0])} is out of bounds.')
+    rows = torch.empty((2, n_rows), device=x.device, dtype=torch.float32)   # loss; target weight
+    loss, row_weight = rows[0], rows[1]
     block = min(4096, triton.next_power_of_2(max(n_cols, 1)))
-    loss_0_kernel[(n_rows,)](x, target, loss, n_cols, x.stride(0), -100, BLOCK_SIZE=block, num_warps=8)
-    return (loss.sum() / (target != -100).sum()).to(x.dtype)   # the mean over the rows not ignored
+    if n_rows > 0:
+        loss_0_kernel[(n_rows,)](x, target, loss, row_weight, n_cols, n_inner, x.stride(0), x.stride(1), target.shape[1], target.stride(0), target.stride(1), -100, BLOCK_SIZE=block, num_warps=8)
+    totals = rows.sum(dim=1)
+    return (totals[0] / totals[1]).to(torch.float32)   # the mean over the rows not ignored
 
 
 class ModelNew(nn.Module):
@@ -52,7 +67,8 @@ class ModelNew(nn.Module):
      'eval_only': [],
      'train_only': [],
      'autograd': False,
-     'numbers': {'loss.ignore_index': -100, 'loss.label_smoothing': 0.0}}   # the calls the Triton path is for (envelope.py)
+     'numbers': {'loss.ignore_index': -100, 'loss.label_smoothing': 0.0},
+     'kinds': [[0, 'CrossEntropyLoss()']]}   # the calls the Triton path is for (envelope.py)
 
     def __init__(self):
         super().__init__()
@@ -87,7 +103,7 @@ class ModelNew(nn.Module):
                 return False
             if (value.is_cuda if device == 'cuda' else value.device.type == device) is False:
                 return False
-            if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad):
+            if str(value.dtype) != spec['dtype'] or (grad and value.requires_grad and not envelope['autograd']):
                 return False
             if torch.autograd.forward_ad.unpack_dual(value).tangent is not None:     # forward-mode AD (jvp)
                 return False
@@ -99,15 +115,21 @@ class ModelNew(nn.Module):
                         return False
                 elif size != want:
                     return False
+        state = self._envelope_state()
+        if state is None:               # a submodule set to None since the capture
+            return False
+        modules, parameters, buffers, unset, numbers = state
+        for m in modules:               # hooks of submodules that the kernels replace would not run
+            if m is None or m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks:
+                return False
+        for index, kind in envelope['kinds']:    # a submodule swapped for another kind (nn.GELU -> nn.SiLU)
+            if repr(modules[index]) != kind:
+                return False
         for path in envelope['eval_only']:
             if self.get_submodule(path).training:
                 return False
         for path in envelope['train_only']:
             if not self.get_submodule(path).training:
-                return False
-        modules, parameters, buffers, unset, numbers = self._envelope_state()
-        for m in modules:               # hooks of submodules that the kernels replace would not run
-            if m._forward_hooks or m._forward_pre_hooks:
                 return False
         for value, want in zip(numbers, envelope['numbers'].values()):   # inlined in the Triton path
             if not isinstance(value, (int, float)) or value != want:
@@ -126,7 +148,7 @@ class ModelNew(nn.Module):
                 return False
         dtypes, devices = set(), set()
         for t in parameters + buffers:
-            if grad and t.requires_grad:
+            if grad and t.requires_grad and not envelope['autograd']:     # else the kernels' backward
                 return False
             dtypes.add(t.dtype)
             devices.add(t.device)
@@ -141,6 +163,12 @@ class ModelNew(nn.Module):
     def _envelope_state(self):
         """(submodules, parameters, buffers, unset parameter/buffer slots, numbers) of the module tree, read
         on every call: a replaced module or tensor, a hook or a changed number is seen (the numbers in the
-        order of ENVELOPE['numbers'])."""
-        loss = self.loss
-        return ((loss,), (), (), (loss.weight,), (loss.ignore_index, loss.label_smoothing))
+        order of ENVELOPE['numbers']); None when a submodule on the way was set to None."""
+        loss = self._modules.get('loss')
+        if loss is None:
+            return None
+        return ((loss,),
+                (),
+                (),
+                (loss._buffers.get('weight'),),
+                (getattr(loss, 'ignore_index', None), getattr(loss, 'label_smoothing', None)))

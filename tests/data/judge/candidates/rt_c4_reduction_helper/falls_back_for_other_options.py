@@ -20,6 +20,7 @@ def row_mean_kernel(x_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
 class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
         if reduction in ("sum", "max", "amax") or x.dim() != 2 or x.shape[1] == 0 or not x.is_floating_point() \
+                or x.dtype == torch.float64 \
                 or torch.is_grad_enabled() and x.requires_grad \
                 or torch.autograd.forward_ad.unpack_dual(x).tangent is not None:
             return x.sum(dim=1) if reduction == "sum" else x.amax(dim=1) if reduction in ("max", "amax") else x.mean(dim=1)     # the original forward
