@@ -23,7 +23,6 @@ import selectors
 import shutil
 import signal
 import socket
-import subprocess
 import sys
 import time
 import traceback
@@ -47,9 +46,6 @@ RELAY_POLL_S = 0.05          # how often the relay looks whether the child has e
 PROFILE_ENV = "ADAEXPLORE_JUDGE_PROFILE"   # a folder: each child's cProfile of its judging is copied there
 PROFILE_NAME = "judge-profile.txt"
 PROFILE_MAX_BYTES = 1 << 20
-PREBUILT_NAME = "triton-prebuilt"   # Triton's C helper module, compiled once per zygote (``_prebuilt_triton``)
-PREBUILD_TIMEOUT_S = 180
-_prebuilt: Path | None = None       # set by main before any fork: where each child's Triton cache starts from
 
 
 def _relay(pool: Any, child: Any, pid: int, request_id: int, held: list[dict[str, Any]],
@@ -211,37 +207,12 @@ def _keep_profile(folder: Path, request_id: int) -> None:
 
 
 def _move_into(folder: Path) -> None:
-    """A child's own folder: made, its working directory, its HOME, TMPDIR and Triton cache; the cache starts as
-    a copy of the zygote's prebuilt one where there is one (before the sandbox: the child cannot write it)."""
+    """A child's own folder: made, its working directory, its HOME, TMPDIR and Triton cache."""
     folder.mkdir(parents=True, exist_ok=True)
     os.chdir(folder)
     for name in ("HOME", "TMPDIR"):
         os.environ[name] = str(folder)
-    cache = folder / "triton-cache"
-    if _prebuilt is not None:
-        try:
-            shutil.copytree(_prebuilt, cache, dirs_exist_ok=True, symlinks=True)
-        except OSError:                   # Triton builds it again, as it would without
-            pass
-    os.environ["TRITON_CACHE_DIR"] = str(cache)
-
-
-def _prebuilt_triton(workdir: Path) -> Path | None:
-    """Triton's C helper module for the GPU (``cuda_utils``: gcc compiled it in every candidate's fresh cache),
-    compiled once in a throwaway process into ``workdir/triton-prebuilt``; children copy it into their own
-    cache. Only this trusted build writes it, before any candidate runs, and candidates cannot write the
-    zygote's folder. None where the build fails (each child then builds its own, as before)."""
-    cache = workdir / PREBUILT_NAME
-    shutil.rmtree(cache, ignore_errors=True)
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["TRITON_CACHE_DIR"] = str(cache)
-    try:
-        subprocess.run([sys.executable, "-c", "from triton.runtime import driver; driver.active.utils"],
-                       env=env, cwd=workdir, timeout=PREBUILD_TIMEOUT_S, check=True, capture_output=True)
-    except (OSError, subprocess.SubprocessError):
-        shutil.rmtree(cache, ignore_errors=True)
-        return None
-    return cache if cache.is_dir() else None
+    os.environ["TRITON_CACHE_DIR"] = str(folder / "triton-cache")
 
 
 def _gpu_share(request: JudgeRequest) -> float:
@@ -472,8 +443,6 @@ def main() -> int:
     counter = worker.prepare_process()
     env = worker.environment(device)
     exec_paths = sandbox.toolchain_paths() if device.startswith("cuda") else ()
-    global _prebuilt
-    _prebuilt = _prebuilt_triton(workdir) if device.startswith("cuda") else None
     problems = [] if sandbox.opted_out() else sandbox.support().problems()
     channel.send(type="ready", env=env, sandbox_problems=problems)
     witness_process = _Witness(device, workdir, exec_paths)
