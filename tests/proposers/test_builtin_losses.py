@@ -239,22 +239,18 @@ def test_every_row_ignored_gives_nan_for_the_mean_as_torch(edge_results):
     assert torch.isnan(lm["reference"][0]) and torch.isnan(lm["candidate"][0])
 
 
-def test_targets_out_of_range_give_nan_where_torch_raises(edge_results):
-    """torch refuses a target outside [0, C) that is not ignore_index (a device assert on a GPU); the kernel
-    cannot raise without a synchronisation, so the loss of that row is NaN and so are the mean and the sum:
-    never a finite wrong value."""
+def test_targets_out_of_range_raise_on_the_cpu_as_torch_does(edge_results):
+    """torch refuses a target outside [0, C) that is not ignore_index: on the CPU an IndexError, which the
+    candidate raises too (a program sees its mistake, never a finite wrong value). (On a GPU torch's answer is
+    a device-side assert; the kernel, which cannot raise without a synchronisation, gives that row NaN.)"""
     for row in edge_results["ce_out_of_range"]["rows"]:
         assert isinstance(row["reference"], str) and "out of bounds" in row["reference"], row["reference"]
-        assert torch.isnan(row["candidate"][0])
+        assert isinstance(row["candidate"], str) and row["candidate"].startswith("IndexError") \
+            and "out of bounds" in row["candidate"], row["candidate"]
     bad, good = edge_results["ce_weighted_out_of_range"]["rows"]
-    assert isinstance(bad["reference"], str)
-    mean, summed, rows = bad["candidate"]
-    assert torch.isnan(mean) and torch.isnan(summed)
-    assert torch.isnan(rows[2]) and torch.isfinite(rows[torch.arange(9) != 2]).all()
+    assert isinstance(bad["reference"], str) and isinstance(bad["candidate"], str), bad["candidate"]
+    assert "Target 5000 is out of bounds" in bad["candidate"]
     assert_close(good["candidate"], good["reference"])
-    # the other rows are the loss torch gives them (rows 2 differ only in their target)
-    torch.testing.assert_close(rows[torch.arange(9) != 2], good["reference"][2][torch.arange(9) != 2],
-                               rtol=1e-4, atol=1e-5)
 
 
 def test_masked_classes_give_an_infinite_smoothing_term_as_torch(edge_results):
