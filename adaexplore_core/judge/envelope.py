@@ -8,6 +8,7 @@ literal is read by ``schema/envelope.py:declared``). ``worker.py`` runs the tria
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,13 +172,13 @@ def resized_fixed(inputs: list[Any], size: int, new: int, seed: int) -> list[Any
     example's."""
     found = symbols(inputs)
     draws = Draws(seed)
-    out = []
-    for x in inputs:
-        if isinstance(x, torch.Tensor):
-            shape = [new if n == size and _fixed(x, dim, found) else n for dim, n in enumerate(x.shape)]
-            x = _like(x, shape, draws)
-        out.append(x)
-    return out
+    return [_like(x, _grown_shape(x, size, new, found), draws) if isinstance(x, torch.Tensor) else x
+            for x in inputs]
+
+
+def _grown_shape(x: torch.Tensor, size: int, new: int, found: dict[str, tuple[int, int]]) -> list[int]:
+    """``x``'s shape with each fixed dim of ``size`` made ``new`` (``found``: the inputs' ``symbols``)."""
+    return [new if n == size and _fixed(x, dim, found) else n for dim, n in enumerate(x.shape)]
 
 
 # Sizes past the caps a kernel commonly puts on its tile or its grid without a loop (``min(next_power_of_2(n),
@@ -214,13 +215,7 @@ def long_rows(inputs: list[Any], device_type: str) -> list[tuple[int, int]]:
 def _resized_fixed_bytes(inputs: list[Any], size: int, new: int) -> int:
     """The bytes ``resized_fixed(inputs, size, new, ...)`` would hold, without making them."""
     found = symbols(inputs)
-    total = 0
-    for x in tensor_inputs(inputs):
-        numel = 1
-        for dim, n in enumerate(x.shape):
-            numel *= new if n == size and _fixed(x, dim, found) else n
-        total += numel * x.element_size()
-    return total
+    return sum(math.prod(_grown_shape(x, size, new, found)) * x.element_size() for x in tensor_inputs(inputs))
 
 
 def past_caps_inputs(inputs: list[Any], size: int, new: int, device_type: str, seed: int) -> list[Any] | None:

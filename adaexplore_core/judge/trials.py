@@ -224,27 +224,26 @@ def has_integers(inputs: list[Any]) -> bool:
 def ignored_indices(inputs: list[Any], seed: int) -> list[Any]:
     """Signed integer inputs with a tenth of their elements, and at least the first, set to -100 (PyTorch's
     ``ignore_index``: padded targets of a loss)."""
-    draws = Draws(seed)
-
-    def ignored(x: torch.Tensor) -> torch.Tensor:
-        pick = torch.rand(x.shape, generator=draws.on(x.device), device=x.device) < 0.1
-        pick.view(-1)[:1] = True                 # a small input gets one too
-        return x.masked_fill(pick, -100)
-    return [ignored(x) if isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool
-            and x.is_signed() and x.numel() else x for x in inputs]
+    return _some_indices_set(inputs, seed, lambda x: -100)
 
 
 def past_indices(inputs: list[Any], seed: int) -> list[Any]:
     """Signed integer inputs with a tenth of their elements, and at least the first, set to twice their largest
     value plus one (an id past an embedding's table, a class past the logits: where the reference raises)."""
+    return _some_indices_set(inputs, seed,
+                             lambda x: min(2 * max(int(x.max()), 0) + 1, torch.iinfo(x.dtype).max))
+
+
+def _some_indices_set(inputs: list[Any], seed: int, value: Any) -> list[Any]:
+    """Each non-empty signed integer input with a tenth of its elements, and at least the first, set to
+    ``value(x)``."""
     draws = Draws(seed)
 
-    def past(x: torch.Tensor) -> torch.Tensor:
+    def changed(x: torch.Tensor) -> torch.Tensor:
         pick = torch.rand(x.shape, generator=draws.on(x.device), device=x.device) < 0.1
-        pick.view(-1)[:1] = True
-        top = max(int(x.max()), 0)
-        return x.masked_fill(pick, min(2 * top + 1, torch.iinfo(x.dtype).max))
-    return [past(x) if isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool
+        pick.view(-1)[:1] = True                 # a small input gets one too
+        return x.masked_fill(pick, value(x))
+    return [changed(x) if isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool
             and x.is_signed() and x.numel() else x for x in inputs]
 
 
